@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * jbd2tune: generic netlink interface of the jbd2-tune journal module.
+ *
+ * Family JBD2TUNE_GENL_NAME, version JBD2TUNE_GENL_VERSION.  Userspace
+ * (jbd2-tuned, tests) includes this header; the numbers below are ABI and
+ * are only ever appended to.  See Documentation/netlink-jbd2tune.rst.
+ */
+#ifndef _UAPI_LINUX_JBD2TUNE_H
+#define _UAPI_LINUX_JBD2TUNE_H
+
+#define JBD2TUNE_GENL_NAME		"jbd2tune"
+#define JBD2TUNE_GENL_VERSION		1
+#define JBD2TUNE_MCGRP_EVENTS		"events"
+
+/* Number of buckets of every wait histogram: [2^i, 2^(i+1)) microseconds. */
+#define JBD2TUNE_HIST_BUCKETS		24
+
+/* Longest journal name (j_devname is BDEVNAME_SIZE + "-" + inode number). */
+#define JBD2TUNE_NAME_MAX		64
+
+enum jbd2tune_cmd {
+	JBD2TUNE_CMD_UNSPEC,
+	JBD2TUNE_CMD_GET_JOURNAL,	/* doit by NAME, dumpit for all */
+	JBD2TUNE_CMD_JOURNAL_ADD,	/* event: journal set up */
+	JBD2TUNE_CMD_JOURNAL_REMOVE,	/* event: journal destroyed */
+	JBD2TUNE_CMD_SPACE_LOW,		/* event: free log space crossed low */
+	JBD2TUNE_CMD_STALL,		/* event: shadow/space wait > 1 ms */
+
+	__JBD2TUNE_CMD_MAX,
+	JBD2TUNE_CMD_MAX = __JBD2TUNE_CMD_MAX - 1
+};
+
+enum jbd2tune_attr {
+	JBD2TUNE_ATTR_UNSPEC,
+	JBD2TUNE_ATTR_PAD,
+	JBD2TUNE_ATTR_NAME,			/* string, journal j_devname */
+	JBD2TUNE_ATTR_FORCE_COPY,		/* u8, 0/1 */
+	JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT,	/* u8, 0..90 */
+	JBD2TUNE_ATTR_LOG_BLOCKS,		/* u64 */
+	JBD2TUNE_ATTR_FREE_BLOCKS,		/* u64 */
+	JBD2TUNE_ATTR_MAX_TRANSACTION_BLOCKS,	/* u64 */
+	JBD2TUNE_ATTR_SHADOW_WAITS,		/* u64 */
+	JBD2TUNE_ATTR_SHADOW_WAIT_US,		/* u64 */
+	JBD2TUNE_ATTR_SHADOW_WAIT_MAX_US,	/* u64 */
+	JBD2TUNE_ATTR_SPACE_WAITS,		/* u64 */
+	JBD2TUNE_ATTR_SPACE_WAIT_US,		/* u64 */
+	JBD2TUNE_ATTR_SPACE_WAIT_MAX_US,	/* u64 */
+	JBD2TUNE_ATTR_LOCKED_WAITS,		/* u64 */
+	JBD2TUNE_ATTR_LOCKED_WAIT_US,		/* u64 */
+	JBD2TUNE_ATTR_LOCKED_WAIT_MAX_US,	/* u64 */
+	JBD2TUNE_ATTR_COPYOUTS_FORCED,		/* u64 */
+	JBD2TUNE_ATTR_RECLAIM_RUNS,		/* u64 */
+	JBD2TUNE_ATTR_RECLAIM_BLOCKS,		/* u64 */
+	JBD2TUNE_ATTR_SHADOW_WAIT_HIST,		/* binary: u64[HIST_BUCKETS] */
+	JBD2TUNE_ATTR_SPACE_WAIT_HIST,		/* binary: u64[HIST_BUCKETS] */
+	JBD2TUNE_ATTR_LOCKED_WAIT_HIST,		/* binary: u64[HIST_BUCKETS] */
+	JBD2TUNE_ATTR_STALL_KIND,		/* u8, enum jbd2tune_stall_kind */
+	JBD2TUNE_ATTR_STALL_MAX_US,		/* u64, longest wait since last STALL */
+
+	__JBD2TUNE_ATTR_MAX,
+	JBD2TUNE_ATTR_MAX = __JBD2TUNE_ATTR_MAX - 1
+};
+
+/* JBD2TUNE_ATTR_STALL_KIND: a bit set of the waits seen since the last event */
+enum jbd2tune_stall_kind {
+	JBD2TUNE_STALL_SHADOW	= 1 << 0,
+	JBD2TUNE_STALL_SPACE	= 1 << 1,
+};
+
+#endif /* _UAPI_LINUX_JBD2TUNE_H */
