@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for VM test scripts (tests/vm/tests/*.sh), sourced in the guest:
+#   source "$PROJECT/tests/vm/lib.sh"
+# Every failed assertion prints what was expected and what was found and
+# exits the test with status 1.
+
+set -u
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "[$(date +%T)] $*"
+}
+
+# assert_eq WHAT EXPECTED ACTUAL
+assert_eq() {
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+	echo "ok: $1 = '$3'"
+}
+
+# assert_ne WHAT UNEXPECTED ACTUAL
+assert_ne() {
+	[ "$2" != "$3" ] || fail "$1: must not be '$3'"
+	echo "ok: $1 != '$2' ('$3')"
+}
+
+# assert_cmp WHAT A OP B  (OP: -lt -le -gt -ge -eq -ne, integers)
+assert_cmp() {
+	[ "$2" "$3" "$4" ] 2>/dev/null || fail "$1: expected $2 $3 $4"
+	echo "ok: $1: $2 $3 $4"
+}
+
+# run_ok WHAT CMD... - the command must succeed
+run_ok() {
+	local what=$1; shift
+	"$@" || fail "$what: '$*' exited with $?"
+}
+
+# load_ext4 - load the distribution's ext4 with the jbd2 of this run
+load_ext4() {
+	modprobe ext4 || fail "modprobe ext4"
+	local v
+	v=$(cat /sys/module/jbd2/srcversion 2>/dev/null || true)
+	log "ext4 loaded, jbd2 srcversion ${v:-?} ($FLAVOUR)"
+}
+
+# mkfs_ext4 DEV [mkfs options...] - quiet mkfs.ext4 with no lazy init
+mkfs_ext4() {
+	local dev=$1; shift
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$@" "$dev" ||
+		fail "mkfs.ext4 $dev"
+}
+
+# fsck_clean DEV - e2fsck -fn must report a clean file system
+fsck_clean() {
+	local out
+	out=$(e2fsck -fn "$1" 2>&1) || { echo "$out"; fail "e2fsck -fn $1 not clean"; }
+	echo "ok: e2fsck -fn $1 clean"
+}
+
+# mount_configfs - make /sys/kernel/config available
+mount_configfs() {
+	modprobe configfs 2>/dev/null || true
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config || fail "mount configfs"
+}
+
+# journal_name DEV - the jbd2 journal name (j_devname) of a mounted device
+journal_name() {
+	local base
+	base=$(basename "$(readlink -f "$1")")
+	ls /proc/fs/jbd2 | grep -E "^${base}-[0-9]+$" | head -n 1
+}
