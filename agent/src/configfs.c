@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * configfs adapter of jbd2-tuned.  Every read opens the journal's directory
+ * once and reads its files relative to it, so a group removed mid-read shows
+ * as ENOENT/ENODEV on some file and the caller drops the journal.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "configfs.h"
+#include "hist.h"
+
+const char *jt_knob_file(enum jt_knob knob)
+{
+	return knob == JT_KNOB_FORCE_COPY ? "force_copy" : "reclaim_watermark_pct";
+}
+
+int jt_parse_u64(const char *text, uint64_t *out)
+{
+	const char *p = text;
+	uint64_t v = 0;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	while (isdigit((unsigned char)*p)) {
+		unsigned int d = (unsigned int)(*p++ - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+void jt_strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int jt_configfs_list(const char *root, char ***names)
+{
+	size_t n = 0, cap = 8;
+	char **v = calloc(cap + 1, sizeof(*v));
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (!v)
+		return -ENOMEM;
+	*names = v;
+	d = opendir(root);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (strlen(de->d_name) >= JT_NAME_MAX)
+			continue;
+		if (n == cap) {
+			char **nv = realloc(v, (cap * 2 + 1) * sizeof(*v));
+
+			if (!nv) {
+				r = -ENOMEM;
+				break;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		if (!(v[n] = strdup(de->d_name))) {
+			r = -ENOMEM;
+			break;
+		}
+		v[++n] = NULL;
+	}
+	closedir(d);
+	v[n] = NULL;
+	qsort(v, n, sizeof(*v), cmp_str);
+	*names = v;
+	return r;
+}
+
+/* Read a small file relative to @dfd into @buf (NUL-terminated). */
+static int read_small(int dfd, const char *file, char *buf, size_t len)
+{
+	ssize_t n;
+	size_t got = 0;
+	int fd = openat(dfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -errno;
+	while (got < len - 1) {
+		n = read(fd, buf + got, len - 1 - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			n = -errno;
+			close(fd);
+			return (int)n;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return 0;
+}
+
+static int read_u64(int dfd, const char *file, uint64_t *out)
+{
+	char buf[64];
+	int r = read_small(dfd, file, buf, sizeof(buf));
+
+	return r < 0 ? r : jt_parse_u64(buf, out);
+}
+
+int jt_configfs_read(const char *root, const char *journal, struct jt_sample *s)
+{
+	static const char *const kind[JT_WAIT_KINDS] = { "shadow", "space", "locked" };
+	char path[4096], file[64], buf[1024];
+	uint64_t v;
+	unsigned int k;
+	int dfd, r;
+
+	if (snprintf(path, sizeof(path), "%s/%s", root, journal) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	memset(s, 0, sizeof(*s));
+
+#define RD(name, field) do { r = read_u64(dfd, name, &(field)); if (r < 0) goto out; } while (0)
+	RD("force_copy", v);
+	s->knob[JT_KNOB_FORCE_COPY] = (int64_t)v;
+	RD("reclaim_watermark_pct", v);
+	s->knob[JT_KNOB_RECLAIM] = (int64_t)v;
+	RD("log_blocks", s->log_blocks);
+	RD("free_blocks", s->free_blocks);
+	RD("max_transaction_blocks", s->max_transaction_blocks);
+	RD("copyouts_forced", s->copyouts_forced);
+	RD("reclaim_runs", s->reclaim_runs);
+	RD("reclaim_blocks", s->reclaim_blocks);
+	for (k = 0; k < JT_WAIT_KINDS; k++) {
+		struct jt_wait_counters *w = &s->wait[k];
+
+		snprintf(file, sizeof(file), "%s_waits", kind[k]);
+		RD(file, w->waits);
+		snprintf(file, sizeof(file), "%s_wait_us", kind[k]);
+		RD(file, w->wait_us);
+		snprintf(file, sizeof(file), "%s_wait_max_us", kind[k]);
+		RD(file, w->wait_max_us);
+		snprintf(file, sizeof(file), "%s_wait_hist", kind[k]);
+		r = read_small(dfd, file, buf, sizeof(buf));
+		if (r < 0)
+			goto out;
+		r = jt_hist_parse(buf, w->hist);
+		if (r < 0)
+			goto out;
+	}
+#undef RD
+	r = 0;
+out:
+	close(dfd);
+	return r;
+}
+
+int jt_configfs_write_knob(const char *root, const char *journal, enum jt_knob knob,
+			   int64_t value)
+{
+	char path[4096], buf[32];
+	int fd, n, r = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s/%s", root, journal, jt_knob_file(knob)) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	/* no O_CREAT: a vanished group must not be re-created as a plain file */
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%lld\n", (long long)value);
+	if (write(fd, buf, (size_t)n) != n)
+		r = errno ? -errno : -EIO;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * configfs adapter: list journal groups under the root
+ * (/sys/kernel/config/jbd2 or --configfs-root), read one journal's files
+ * into a jt_sample, write a knob.  Value parsing is pure and tested.
+ */
+#ifndef JT_CONFIGFS_H
+#define JT_CONFIGFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sample.h"
+
+/*
+ * jt_parse_u64 - one configfs value: decimal u64, optional white space around
+ * it (typically the trailing newline).  Returns 0 or -EINVAL (empty, sign,
+ * junk, overflow).
+ */
+int jt_parse_u64(const char *text, uint64_t *out);
+
+/*
+ * jt_configfs_list - names of the journal groups (directories) under @root,
+ * sorted.  *@names is a NULL-terminated malloc'd array (free with
+ * jt_strv_free).  A missing @root yields an empty list and returns -ENOENT;
+ * other errors return a negative errno and an empty list.
+ */
+int jt_configfs_list(const char *root, char ***names);
+
+void jt_strv_free(char **v);
+
+/*
+ * jt_configfs_read - read every file of group @journal into @s (time_us is
+ * left to the caller).  Returns 0; -ENOENT/-ENODEV when the group or a file
+ * vanished (the journal went away); -EINVAL when a file holds junk (@s is
+ * then incomplete and must not be used); other negative errnos from read.
+ */
+int jt_configfs_read(const char *root, const char *journal, struct jt_sample *s);
+
+/*
+ * jt_configfs_write_knob - write @value as "N\n" to the knob file of @knob
+ * (force_copy or reclaim_watermark_pct).  Returns 0 or a negative errno
+ * (-ENOENT when the journal is gone, -EINVAL when the kernel refused it).
+ */
+int jt_configfs_write_knob(const char *root, const char *journal, enum jt_knob knob,
+			   int64_t value);
+
+/* File name of a knob: "force_copy", "reclaim_watermark_pct". */
+const char *jt_knob_file(enum jt_knob knob);
+
+#endif

@@ -1,0 +1,626 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * jbd2-tuned manager: state and event sources.  Each sample of a journal
+ * goes through the policy core (policy.c); the decisions that come back are
+ * logged once, written through configfs (unless --dry-run) and announced on
+ * the bus.  Nothing here decides anything by itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <systemd/sd-daemon.h>
+
+#include "bus.h"
+#include "configfs.h"
+#include "log.h"
+#include "manager.h"
+#include "metrics.h"
+#include "mounts.h"
+#include "netlink.h"
+
+static uint64_t now_us(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
+}
+
+static struct jt_timing timing(const struct jt_manager *m)
+{
+	return (struct jt_timing){
+		.interval_us = (uint64_t)m->policy.agent.interval_ms * 1000ULL,
+		.window_us = (uint64_t)m->policy.agent.window_s * 1000000ULL,
+	};
+}
+
+int jt_manager_new(const struct jt_options *opt, struct jt_manager **out, char *err, size_t errlen)
+{
+	struct jt_manager *m = calloc(1, sizeof(*m));
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	m->opt = *opt;
+	if (asprintf(&m->dropin_dir, "%s.d", opt->config_file) < 0) {
+		free(m);
+		return -ENOMEM;
+	}
+	r = jt_policy_load(opt->config_file, m->dropin_dir, &m->policy, err, errlen);
+	if (r < 0) {
+		free(m->dropin_dir);
+		free(m);
+		return r;
+	}
+	*out = m;
+	return 0;
+}
+
+static void journal_free(struct jt_journal *j)
+{
+	unsigned int i;
+
+	for (i = 0; j->mounts[i]; i++)
+		free(j->mounts[i]);
+	free(j->object_path);
+	free(j);
+}
+
+void jt_manager_free(struct jt_manager *m)
+{
+	struct jt_journal *j, *next;
+
+	if (!m)
+		return;
+	for (j = m->journals; j; j = next) {
+		next = j->next;
+		journal_free(j);
+	}
+	jt_bus_close(m);
+	jt_netlink_free(m->nl);
+	sd_event_source_disable_unref(m->timer);
+	sd_event_unref(m->event);
+	jt_policy_free(&m->policy);
+	free(m->dropin_dir);
+	free(m);
+}
+
+struct jt_journal *jt_manager_find(struct jt_manager *m, const char *name)
+{
+	struct jt_journal *j;
+
+	for (j = m->journals; j; j = j->next)
+		if (strcmp(j->name, name) == 0)
+			return j;
+	return NULL;
+}
+
+const char *jt_journal_mode(const struct jt_journal *j, enum jt_knob knob)
+{
+	if (j->state.knob[knob].seen && !j->state.knob[knob].managed)
+		return "manual";
+	return jt_mode_name(knob == JT_KNOB_FORCE_COPY ? j->policy.force_copy : j->policy.reclaim);
+}
+
+/* Policy of @j: the files' sections, then SetMode overrides. */
+static void journal_resolve(struct jt_manager *m, struct jt_journal *j)
+{
+	jt_policy_resolve(&m->policy, j->name, (const char *const *)j->mounts, &j->policy);
+	if (j->has_mode_override[JT_KNOB_FORCE_COPY])
+		j->policy.force_copy = j->mode_override[JT_KNOB_FORCE_COPY];
+	if (j->has_mode_override[JT_KNOB_RECLAIM])
+		j->policy.reclaim = j->mode_override[JT_KNOB_RECLAIM];
+}
+
+static void journal_set_mounts(struct jt_journal *j, const struct jt_mount_table *t)
+{
+	const char *mp[JT_MOUNTS_MAX + 1];
+	size_t i, n;
+
+	for (i = 0; j->mounts[i]; i++) {
+		free(j->mounts[i]);
+		j->mounts[i] = NULL;
+	}
+	n = jt_mounts_of_journal(t, j->name, mp, JT_MOUNTS_MAX + 1);
+	for (i = 0; i < n; i++)
+		j->mounts[i] = strdup(mp[i]);	/* NULL on OOM just ends the list */
+}
+
+static struct jt_journal *journal_add(struct jt_manager *m, const char *name)
+{
+	struct jt_journal *j = calloc(1, sizeof(*j)), **p;
+	struct jt_mount_table t;
+
+	if (!j)
+		return NULL;
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	j->object_path = jt_bus_journal_path(name);
+	if (!j->object_path) {
+		free(j);
+		return NULL;
+	}
+	jt_journal_state_init(&j->state);
+	if (jt_mounts_load(&t) == 0) {
+		journal_set_mounts(j, &t);
+		jt_mounts_free(&t);
+	}
+	journal_resolve(m, j);
+	for (p = &m->journals; *p && strcmp((*p)->name, name) < 0; p = &(*p)->next)
+		;
+	j->next = *p;
+	*p = j;
+	m->n_journals++;
+	if (j->mounts[0])
+		log_info("%s: journal found, mounted on %s", name, j->mounts[0]);
+	else
+		log_info("%s: journal found", name);
+	m->said_no_journals = false;
+	return j;
+}
+
+static void journal_remove(struct jt_manager *m, struct jt_journal *j)
+{
+	struct jt_journal **p;
+
+	log_info("%s: journal gone", j->name);
+	jt_bus_journal_removed(m, j);
+	for (p = &m->journals; *p; p = &(*p)->next)
+		if (*p == j) {
+			*p = j->next;
+			break;
+		}
+	m->n_journals--;
+	journal_free(j);
+}
+
+/* Log, write and announce one decision.  Returns -ENOENT when the journal is gone. */
+static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_decision *d)
+{
+	const char *knob = jt_knob_name(d->knob);
+	char line[sizeof(j->last_decision)];
+	int r;
+
+	switch (d->kind) {
+	case JT_DECISION_RESTART:
+		log_notice("%s: %s", j->name, d->reason);
+		return 0;
+	case JT_DECISION_RELEASE:
+		log_notice("%s: %s %lld: %s", j->name, knob, (long long)d->new_value, d->reason);
+		jt_bus_modes_changed(m, j);
+		return 0;
+	case JT_DECISION_SET:
+		break;
+	}
+	if (!m->opt.dry_run) {
+		r = jt_configfs_write_knob(m->opt.configfs_root, j->name, d->knob, d->new_value);
+		if (r == -ENOENT || r == -ENODEV)
+			return -ENOENT;
+		if (r < 0) {
+			log_error("%s: %s %lld->%lld: write failed: %s; keeping %lld", j->name, knob,
+				  (long long)d->old_value, (long long)d->new_value, strerror(-r),
+				  (long long)d->old_value);
+			jt_policy_write_failed(&j->state, d->knob, d->old_value);
+			return 0;
+		}
+		j->last.knob[d->knob] = d->new_value;	/* what the bus shows until the next sample */
+	}
+	snprintf(line, sizeof(line), "%s %lld->%lld: %s%s", knob, (long long)d->old_value,
+		 (long long)d->new_value, d->reason, m->opt.dry_run ? " (dry-run, not written)" : "");
+	log_notice("%s: %s", j->name, line);
+	if (m->opt.once)
+		printf("%s: %s\n", j->name, line);
+	snprintf(j->last_decision, sizeof(j->last_decision), "%s", line);
+	j->last_decision_realtime_us = now_us(CLOCK_REALTIME);
+	snprintf(m->last_decision_line, sizeof(m->last_decision_line), "%s: %s", j->name, line);
+	m->decisions++;
+	jt_bus_decision(m, j, d->knob, d->old_value, d->new_value, d->reason);
+	return 0;
+}
+
+/* Run the policy core on one sample of @j.  Returns -ENOENT when the journal went away. */
+static int journal_evaluate(struct jt_manager *m, struct jt_journal *j, const struct jt_sample *s)
+{
+	struct jt_decision d[JT_DECISIONS_MAX];
+	struct jt_timing t = timing(m);
+	unsigned int n, i;
+	int r;
+
+	n = jt_policy_step(&t, &j->policy, &j->state, s, m->opt.dry_run, d);
+	j->last = *s;
+	j->have_sample = true;
+	for (i = 0; i < n; i++) {
+		r = apply(m, j, &d[i]);
+		if (r < 0)
+			return r;
+	}
+	jt_window_stats(&j->state, s, t.window_us, 0, &j->stats);
+	return 0;
+}
+
+/* Read @name from configfs and evaluate it; adds/removes the journal as needed. */
+static void sample_configfs_one(struct jt_manager *m, const char *name, uint64_t now)
+{
+	struct jt_journal *j = jt_manager_find(m, name);
+	struct jt_sample s;
+	bool added = false;
+	int r;
+
+	r = jt_configfs_read(m->opt.configfs_root, name, &s);
+	if (r == -ENOENT || r == -ENODEV) {
+		if (j)
+			journal_remove(m, j);
+		return;
+	}
+	if (r < 0) {
+		log_warning("%s: cannot read its configfs files: %s; skipped this time", name,
+			    strerror(-r));
+		if (j)
+			j->seen = true;
+		return;
+	}
+	if (!j) {
+		j = journal_add(m, name);
+		if (!j)
+			return;
+		added = true;
+	}
+	j->seen = true;
+	s.time_us = now;
+	if (journal_evaluate(m, j, &s) < 0) {
+		journal_remove(m, j);
+		return;
+	}
+	if (added)
+		jt_bus_journal_added(m, j);
+}
+
+static void on_dump_sample(void *userdata, const char *name, const struct jt_sample *in)
+{
+	struct jt_manager *m = userdata;
+	struct jt_journal *j = jt_manager_find(m, name);
+	struct jt_sample s = *in;
+	bool added = false;
+
+	if (!j) {
+		j = journal_add(m, name);
+		if (!j)
+			return;
+		added = true;
+	}
+	j->seen = true;
+	s.time_us = now_us(CLOCK_MONOTONIC);
+	if (journal_evaluate(m, j, &s) < 0) {
+		journal_remove(m, j);
+		return;
+	}
+	if (added)
+		jt_bus_journal_added(m, j);
+}
+
+static void update_status(struct jt_manager *m)
+{
+	char status[sizeof(m->status)];
+
+	if (m->n_journals == 0)
+		snprintf(status, sizeof(status), "No journal yet under %s%s", m->opt.configfs_root,
+			 m->opt.dry_run ? " (dry-run)" : "");
+	else
+		snprintf(status, sizeof(status), "%u journal%s%s; last decision: %s", m->n_journals,
+			 m->n_journals == 1 ? "" : "s", m->opt.dry_run ? " (dry-run)" : "",
+			 m->decisions ? m->last_decision_line : "none");
+	if (strcmp(status, m->status) != 0) {
+		snprintf(m->status, sizeof(m->status), "%s", status);
+		if (!m->opt.once)
+			sd_notifyf(0, "STATUS=%s", status);
+	}
+}
+
+void jt_manager_sample_all(struct jt_manager *m)
+{
+	struct jt_journal *j, *next;
+	uint64_t now = now_us(CLOCK_MONOTONIC);
+	char **names = NULL;
+	size_t i;
+	int r;
+
+	for (j = m->journals; j; j = j->next)
+		j->seen = false;
+	r = -1;
+	if (m->nl) {
+		r = jt_netlink_dump(m->nl, on_dump_sample, m);
+		if (r < 0)
+			log_warning("netlink dump failed: %s; reading configfs instead", strerror(-r));
+	}
+	if (r < 0) {
+		r = jt_configfs_list(m->opt.configfs_root, &names);
+		if (r < 0 && r != -ENOENT)
+			log_warning("cannot list %s: %s", m->opt.configfs_root, strerror(-r));
+		for (i = 0; names && names[i]; i++)
+			sample_configfs_one(m, names[i], now);
+		jt_strv_free(names);
+	}
+	for (j = m->journals; j; j = next) {
+		next = j->next;
+		if (!j->seen)
+			journal_remove(m, j);
+	}
+	if (m->n_journals == 0 && !m->said_no_journals) {
+		log_info("no journal under %s yet; watching for one to appear", m->opt.configfs_root);
+		m->said_no_journals = true;
+	}
+	update_status(m);
+	if (m->policy.agent.metrics_file) {
+		r = jt_metrics_write(m, m->policy.agent.metrics_file);
+		if (r < 0)
+			log_debug("cannot write %s: %s", m->policy.agent.metrics_file, strerror(-r));
+	}
+	if (!m->ready && !m->opt.once) {
+		m->ready = true;
+		sd_notify(0, "READY=1");
+	}
+}
+
+int jt_manager_run_once(struct jt_manager *m)
+{
+	struct jt_journal *j;
+	struct jt_timing t = timing(m);
+	char **names = NULL;
+	size_t i;
+	int r;
+
+	/*
+	 * One sample has no earlier baseline, so the counters since the journal
+	 * was set up stand in for the window: feed a zeroed baseline first.
+	 */
+	r = jt_configfs_list(m->opt.configfs_root, &names);
+	if (r < 0 && r != -ENOENT) {
+		log_error("cannot list %s: %s", m->opt.configfs_root, strerror(-r));
+		jt_strv_free(names);
+		return 1;
+	}
+	for (i = 0; names && names[i]; i++) {
+		struct jt_sample s, zero;
+
+		r = jt_configfs_read(m->opt.configfs_root, names[i], &s);
+		if (r < 0) {
+			log_warning("%s: cannot read its configfs files: %s", names[i], strerror(-r));
+			continue;
+		}
+		j = journal_add(m, names[i]);
+		if (!j)
+			continue;
+		s.time_us = now_us(CLOCK_MONOTONIC) + t.window_us;
+		memset(&zero, 0, sizeof(zero));
+		memcpy(zero.knob, s.knob, sizeof(zero.knob));
+		zero.time_us = s.time_us - t.window_us;
+		jt_policy_baseline(&j->state, &zero, &t);
+		journal_evaluate(m, j, &s);
+	}
+	if (!names || !names[0])
+		printf("no journal under %s\n", m->opt.configfs_root);
+	jt_strv_free(names);
+	return 0;
+}
+
+int jt_manager_reload(struct jt_manager *m, char *err, size_t errlen)
+{
+	struct jt_policy p;
+	struct jt_journal *j;
+	unsigned int k;
+	int r;
+
+	r = jt_policy_load(m->opt.config_file, m->dropin_dir, &p, err, errlen);
+	if (r < 0) {
+		log_error("reload failed, keeping the old policy: %s", err);
+		return -EINVAL;
+	}
+	jt_policy_free(&m->policy);
+	m->policy = p;
+	for (j = m->journals; j; j = j->next) {
+		for (k = 0; k < JT_KNOBS; k++) {
+			j->has_mode_override[k] = false;
+			jt_policy_manage_again(&j->state, (enum jt_knob)k);
+		}
+		journal_resolve(m, j);
+		jt_bus_modes_changed(m, j);
+	}
+	log_info("policy reloaded from %zu file%s", m->policy.n_files,
+		 m->policy.n_files == 1 ? "" : "s");
+	jt_bus_policy_changed(m);
+	if (m->timer)
+		sd_event_source_set_time_relative(m->timer, timing(m).interval_us);
+	return 0;
+}
+
+int jt_manager_set_mode(struct jt_manager *m, const char *journal, const char *knob,
+			const char *mode)
+{
+	struct jt_journal *j = jt_manager_find(m, journal);
+	enum jt_knob k;
+	enum jt_mode md;
+
+	if (strcmp(knob, "force_copy") == 0)
+		k = JT_KNOB_FORCE_COPY;
+	else if (strcmp(knob, "reclaim") == 0)
+		k = JT_KNOB_RECLAIM;
+	else
+		return -EINVAL;
+	if (jt_mode_parse(mode, &md) < 0)
+		return -EINVAL;
+	if (!j)
+		return -ENOENT;
+	j->has_mode_override[k] = true;
+	j->mode_override[k] = md;
+	jt_policy_manage_again(&j->state, k);
+	journal_resolve(m, j);
+	log_notice("%s: %s mode set to %s over D-Bus", j->name, knob, mode);
+	jt_bus_modes_changed(m, j);
+	/* act on it now rather than at the next tick */
+	if (!m->nl)
+		sample_configfs_one(m, journal, now_us(CLOCK_MONOTONIC));
+	else
+		jt_manager_sample_all(m);
+	return 0;
+}
+
+/* Put back every knob the agent changed and still manages. */
+static void restore_knobs(struct jt_manager *m)
+{
+	struct jt_journal *j;
+	unsigned int k;
+
+	if (m->opt.dry_run || !m->policy.agent.restore_on_exit)
+		return;
+	for (j = m->journals; j; j = j->next) {
+		struct jt_sample now;
+
+		if (jt_configfs_read(m->opt.configfs_root, j->name, &now) < 0)
+			continue;	/* gone: nothing to restore */
+		for (k = 0; k < JT_KNOBS; k++) {
+			struct jt_knob_state *ks = &j->state.knob[k];
+			int r;
+
+			if (!ks->seen || !ks->managed || !ks->changed || now.knob[k] == ks->found)
+				continue;
+			if (now.knob[k] != ks->expected) {
+				log_notice("%s: %s was set to %lld by someone else; not restoring",
+					   j->name, jt_knob_name(k), (long long)now.knob[k]);
+				continue;
+			}
+			r = jt_configfs_write_knob(m->opt.configfs_root, j->name, k, ks->found);
+			if (r < 0)
+				log_warning("%s: %s: cannot restore %lld: %s", j->name,
+					    jt_knob_name(k), (long long)ks->found, strerror(-r));
+			else
+				log_notice("%s: %s %lld->%lld: restored on exit", j->name,
+					   jt_knob_name(k), (long long)now.knob[k], (long long)ks->found);
+		}
+	}
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct jt_manager *m = userdata;
+
+	(void)usec;
+	jt_manager_sample_all(m);
+	sd_event_source_set_time_relative(s, timing(m).interval_us);
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct jt_manager *m = userdata;
+	char err[512];
+
+	(void)s;
+	if (si->ssi_signo == SIGHUP) {
+		sd_notify(0, "RELOADING=1");
+		jt_manager_reload(m, err, sizeof(err));
+		sd_notify(0, "READY=1");
+		return 0;
+	}
+	log_info("got %s, stopping", strsignal((int)si->ssi_signo));
+	return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+static void on_netlink_event(void *userdata, int cmd, const char *journal)
+{
+	struct jt_manager *m = userdata;
+
+	log_debug("netlink event %d for %s", cmd, journal);
+	jt_manager_sample_all(m);
+}
+
+static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct jt_manager *m = userdata;
+	struct jt_mount_table t;
+	struct jt_journal *j;
+
+	(void)s;
+	(void)fd;
+	(void)revents;
+	if (jt_mounts_load(&t) < 0)
+		return 0;
+	for (j = m->journals; j; j = j->next) {
+		journal_set_mounts(j, &t);
+		journal_resolve(m, j);
+	}
+	jt_mounts_free(&t);
+	return 0;
+}
+
+int jt_manager_run(struct jt_manager *m)
+{
+	sd_event_source *mi_source = NULL;
+	sigset_t ss;
+	int r, mi_fd = -1;
+
+	r = sd_event_default(&m->event);
+	if (r < 0) {
+		log_error("cannot create the event loop: %s", strerror(-r));
+		return 1;
+	}
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGHUP);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	if (sd_event_add_signal(m->event, NULL, SIGHUP, on_signal, m) < 0 ||
+	    sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m) < 0 ||
+	    sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m) < 0) {
+		log_error("cannot watch signals");
+		return 1;
+	}
+	sd_event_set_watchdog(m->event, true);
+
+	if (m->opt.no_netlink) {
+		log_info("netlink disabled (--no-netlink): polling %s every %u ms",
+			 m->opt.configfs_root, m->policy.agent.interval_ms);
+	} else {
+		r = jt_netlink_open(m->event, on_netlink_event, m, &m->nl);
+		if (r == -ENOENT)
+			log_notice("netlink family " JBD2TUNE_GENL_NAME " not found (module not loaded?): polling %s every %u ms",
+				   m->opt.configfs_root, m->policy.agent.interval_ms);
+		else if (r < 0)
+			log_warning("netlink unavailable (%s): polling %s every %u ms", strerror(-r),
+				    m->opt.configfs_root, m->policy.agent.interval_ms);
+	}
+	if (strcmp(m->opt.bus, "none") != 0 && jt_bus_open(m) < 0)
+		return 1;
+
+	if (!getenv("JBD2_TUNED_MOUNTINFO")) {
+		/* mount table changes show as POLLPRI on mountinfo */
+		mi_fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (mi_fd >= 0 && sd_event_add_io(m->event, &mi_source, mi_fd, EPOLLPRI,
+						   on_mountinfo, m) < 0)
+			mi_source = NULL;
+	}
+
+	log_info("started%s: policy from %zu file%s, interval %u ms, window %u s",
+		 m->opt.dry_run ? " in dry-run mode" : "", m->policy.n_files,
+		 m->policy.n_files == 1 ? "" : "s", m->policy.agent.interval_ms,
+		 m->policy.agent.window_s);
+	jt_manager_sample_all(m);
+	r = sd_event_add_time_relative(m->event, &m->timer, CLOCK_MONOTONIC,
+				       timing(m).interval_us, 1000, on_timer, m);
+	if (r < 0) {
+		log_error("cannot arm the sample timer: %s", strerror(-r));
+		return 1;
+	}
+	r = sd_event_loop(m->event);
+	m->exiting = true;
+	sd_notify(0, "STOPPING=1");
+	restore_knobs(m);
+	sd_event_source_disable_unref(mi_source);
+	if (mi_fd >= 0)
+		close(mi_fd);
+	return r < 0 ? 1 : r;
+}

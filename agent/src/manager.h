@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The manager: owns the policy, the journals and every event source (sample
+ * timer, signals, netlink, bus); runs the policy core on each sample and
+ * applies its decisions through the configfs adapter.
+ */
+#ifndef JT_MANAGER_H
+#define JT_MANAGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "conf.h"
+#include "policy.h"
+#include "sample.h"
+
+#define JT_MOUNTS_MAX 8
+
+struct jt_journal {
+	char name[JT_NAME_MAX];
+	char *object_path;			/* /org/jbd2tune1/journal/<escaped> */
+	char *mounts[JT_MOUNTS_MAX + 1];	/* NULL-terminated, first is MountPoint */
+	struct jt_journal_policy policy;	/* resolved, with SetMode overrides */
+	bool has_mode_override[JT_KNOBS];
+	enum jt_mode mode_override[JT_KNOBS];
+	struct jt_journal_state state;
+	struct jt_sample last;			/* last sample read */
+	bool have_sample;
+	struct jt_window_stats stats;		/* over the window, for the bus */
+	char last_decision[JT_REASON_MAX + 96];
+	uint64_t last_decision_realtime_us;
+	bool seen;				/* in the current scan */
+	struct jt_journal *next;
+};
+
+struct jt_options {
+	const char *config_file;	/* main policy file */
+	const char *configfs_root;
+	const char *bus;		/* "system", "user", "none" or an address */
+	bool dry_run, once, no_netlink, verbose;
+};
+
+struct jt_manager {
+	struct jt_options opt;
+	char *dropin_dir;
+	struct jt_policy policy;
+	sd_event *event;
+	sd_event_source *timer;
+	sd_bus *bus;
+	struct jt_netlink *nl;
+	struct jt_journal *journals;	/* sorted by name */
+	unsigned int n_journals;
+	bool ready;			/* READY=1 sent */
+	bool said_no_journals;
+	bool exiting;
+	char status[640];
+	char last_decision_line[JT_NAME_MAX + JT_REASON_MAX + 100];
+	unsigned long decisions;
+};
+
+/* Allocate; loads the policy (error text into @err, returns -EINVAL). */
+int jt_manager_new(const struct jt_options *opt, struct jt_manager **out, char *err, size_t errlen);
+void jt_manager_free(struct jt_manager *m);
+
+/* --once: one sample of every journal, print decisions on stdout (applied unless dry-run). */
+int jt_manager_run_once(struct jt_manager *m);
+
+/* Set up loop, signals, netlink, bus; run until SIGTERM/SIGINT or bus loss.  Returns exit status. */
+int jt_manager_run(struct jt_manager *m);
+
+/* Sample and decide for every journal now (timer, netlink events). */
+void jt_manager_sample_all(struct jt_manager *m);
+
+/*
+ * jt_manager_reload - re-read the policy; on error keep the old one, log it
+ * and return -EINVAL with the message in @err.  SetMode overrides and
+ * administrator take-overs are forgotten.
+ */
+int jt_manager_reload(struct jt_manager *m, char *err, size_t errlen);
+
+/*
+ * jt_manager_set_mode - runtime mode of one knob of one journal (until
+ * Reload).  @knob "force_copy"|"reclaim", @mode "on"|"off"|"auto".
+ * Returns 0, -ENOENT (no such journal) or -EINVAL (bad knob/mode).
+ */
+int jt_manager_set_mode(struct jt_manager *m, const char *journal, const char *knob,
+			const char *mode);
+
+struct jt_journal *jt_manager_find(struct jt_manager *m, const char *name);
+
+/* Mode of a knob as the bus shows it: on/off/auto, or "manual" once an admin took over. */
+const char *jt_journal_mode(const struct jt_journal *j, enum jt_knob knob);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Generic netlink adapter (libnl-genl-3) for family "jbd2tune": a dump of
+ * all journals as samples, and the "events" multicast group on the sd-event
+ * loop.  Attribute numbers come from the kmod UAPI header.
+ */
+#ifndef JT_NETLINK_H
+#define JT_NETLINK_H
+
+#include <systemd/sd-event.h>
+
+#include "sample.h"
+
+struct jt_netlink;
+
+/* An event: @cmd is JBD2TUNE_CMD_JOURNAL_ADD/_REMOVE/SPACE_LOW/STALL. */
+typedef void (*jt_netlink_event_fn)(void *userdata, int cmd, const char *journal);
+/* One journal of a dump. */
+typedef void (*jt_netlink_sample_fn)(void *userdata, const char *journal,
+				     const struct jt_sample *s);
+
+/*
+ * jt_netlink_open - resolve the family, join "events", watch it on @event.
+ * Returns 0 and *@out, -ENOENT when the family is not registered (module
+ * not loaded: the caller polls configfs), or another negative errno.
+ */
+int jt_netlink_open(sd_event *event, jt_netlink_event_fn fn, void *userdata,
+		    struct jt_netlink **out);
+
+/*
+ * jt_netlink_dump - GET_JOURNAL dump; @fn is called once per journal with a
+ * sample (time_us left 0).  Returns 0 or a negative errno.
+ */
+int jt_netlink_dump(struct jt_netlink *nl, jt_netlink_sample_fn fn, void *userdata);
+
+void jt_netlink_free(struct jt_netlink *nl);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One timestamped reading of a journal's configfs (or netlink) figures: the
+ * input of the policy core.  No I/O here; configfs.c and netlink.c fill it.
+ */
+#ifndef JT_SAMPLE_H
+#define JT_SAMPLE_H
+
+#include <stdint.h>
+#include <linux/jbd2tune.h>
+
+#define JT_HIST_BUCKETS JBD2TUNE_HIST_BUCKETS	/* 24: bucket i = [2^i, 2^(i+1)) us */
+#define JT_NAME_MAX	JBD2TUNE_NAME_MAX	/* longest journal name, with NUL */
+
+/* The three kinds of wait the kernel counts, in SPEC order. */
+enum jt_wait_kind {
+	JT_WAIT_SHADOW,		/* handle slept on BH_Shadow (do_get_write_access) */
+	JT_WAIT_SPACE,		/* foreground wait for log space */
+	JT_WAIT_LOCKED,		/* wait for the running transaction to unlock/switch */
+	JT_WAIT_KINDS
+};
+
+/* Counters of one kind of wait, monotonic since the journal was set up. */
+struct jt_wait_counters {
+	uint64_t waits;				/* number of waits */
+	uint64_t wait_us;			/* total time waited, us */
+	uint64_t wait_max_us;			/* longest single wait, us */
+	uint64_t hist[JT_HIST_BUCKETS];		/* latency histogram */
+};
+
+/* Knob indices: the two values the agent writes. */
+enum jt_knob {
+	JT_KNOB_FORCE_COPY,		/* force_copy: 0/1 */
+	JT_KNOB_RECLAIM,		/* reclaim_watermark_pct: 0 (off), 1..90 */
+	JT_KNOBS
+};
+
+struct jt_sample {
+	uint64_t time_us;			/* CLOCK_MONOTONIC, us */
+	int64_t knob[JT_KNOBS];			/* force_copy, reclaim_watermark_pct */
+	uint64_t log_blocks;			/* journal size, blocks */
+	uint64_t free_blocks;			/* free log space, blocks */
+	uint64_t max_transaction_blocks;	/* reservation a handle waits for */
+	struct jt_wait_counters wait[JT_WAIT_KINDS];
+	uint64_t copyouts_forced;		/* copy-outs done only for force_copy */
+	uint64_t reclaim_runs;			/* background reclaim work runs */
+	uint64_t reclaim_blocks;		/* log blocks those runs freed */
+};
+
+/* "force_copy", "reclaim" (SPEC knob names as used in policy and D-Bus). */
+const char *jt_knob_name(enum jt_knob knob);
+/* "shadow", "space", "locked". */
+const char *jt_wait_kind_name(enum jt_wait_kind kind);
+
+#endif

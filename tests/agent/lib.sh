@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Helpers for the agent's integration tests: a fake configfs tree in a temp
+# dir (one directory per journal, one decimal value per file, as SPEC §1),
+# a policy file, and starting/stopping jbd2-tuned against them.
+#
+# Needs: JT_BIN (the agent binary), JT_SUITE (result name prefix).
+
+AGENT_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/results.sh
+. "$AGENT_TESTS/../lib/results.sh"
+
+: "${JT_BIN:?JT_BIN must name the jbd2-tuned binary}"
+: "${JT_SUITE:=agent}"
+
+ZERO_HIST="0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
+
+# fake_journal ROOT NAME - create a quiet journal group with every SPEC file
+fake_journal() {
+	local d=$1/$2 f
+	mkdir -p "$d"
+	echo 0 > "$d/force_copy"
+	echo 0 > "$d/reclaim_watermark_pct"
+	echo 32768 > "$d/log_blocks"
+	echo 30000 > "$d/free_blocks"
+	echo 1024 > "$d/max_transaction_blocks"
+	for f in shadow space locked; do
+		echo 0 > "$d/${f}_waits"
+		echo 0 > "$d/${f}_wait_us"
+		echo 0 > "$d/${f}_wait_max_us"
+		echo "$ZERO_HIST" > "$d/${f}_wait_hist"
+	done
+	echo 0 > "$d/copyouts_forced"
+	echo 0 > "$d/reclaim_runs"
+	echo 0 > "$d/reclaim_blocks"
+}
+
+# add_waits DIR KIND COUNT BUCKET - COUNT more waits of KIND (shadow|space|locked)
+# in histogram bucket BUCKET ([2^b, 2^(b+1)) us); totals and max follow.
+# Files are replaced by rename so the agent never reads half a file.
+add_waits() {
+	local d=$1 kind=$2 n=$3 b=$4 hist waits us max i new=""
+	read -r -a hist < "$d/${kind}_wait_hist"
+	hist[b]=$((hist[b] + n))
+	for i in "${hist[@]}"; do new+="$i "; done
+	waits=$(( $(cat "$d/${kind}_waits") + n ))
+	us=$(( $(cat "$d/${kind}_wait_us") + n * (1 << b) ))
+	max=$(cat "$d/${kind}_wait_max_us")
+	(( (1 << b) > max )) && max=$((1 << b))
+	put "$d/${kind}_wait_hist" "${new% }"
+	put "$d/${kind}_wait_us" "$us"
+	put "$d/${kind}_wait_max_us" "$max"
+	put "$d/${kind}_waits" "$waits"
+}
+
+# put FILE VALUE - atomic replace
+put() {
+	echo "$2" > "$1.tmp.$$" && mv -f "$1.tmp.$$" "$1"
+}
+
+# write_policy FILE [extra lines...] - a policy with a short interval/window
+write_policy() {
+	local f=$1; shift
+	{
+		echo "[agent]"
+		echo "interval_ms = 100"
+		echo "window_s = 2"
+		echo "restore_on_exit = true"
+		echo "[defaults]"
+		echo "force_copy = auto"
+		echo "force_copy_on_p99_ms = 10"
+		echo "force_copy_min_waits = 10"
+		echo "force_copy_hold_s = 3600"
+		echo "reclaim = off"
+		printf '%s\n' "$@"
+	} > "$f"
+}
+
+# start_agent LOG ARGS... - run the agent in the background; sets AGENT_PID
+start_agent() {
+	local log=$1; shift
+	"$JT_BIN" "$@" > "$log" 2>&1 &
+	AGENT_PID=$!
+}
+
+# stop_agent [SIGNAL] - signal the agent, wait, sets AGENT_RC
+stop_agent() {
+	local sig=${1:-TERM}
+	kill -"$sig" "$AGENT_PID" 2>/dev/null
+	wait "$AGENT_PID"
+	AGENT_RC=$?
+}
+
+# wait_for SECONDS COMMAND... - poll every 50 ms until COMMAND succeeds
+wait_for() {
+	local limit=$1 i; shift
+	for ((i = 0; i < limit * 20; i++)); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# file_is FILE VALUE
+file_is() {
+	[ "$(cat "$1" 2>/dev/null)" = "$2" ]
+}
+
+# check NAME COMMAND... - record PASS/FAIL of COMMAND under $JT_SUITE
+FAILED=0
+check() {
+	local name=$1; shift
+	if "$@"; then
+		result PASS "$JT_SUITE: $name"
+	else
+		result FAIL "$JT_SUITE: $name"
+		FAILED=1
+	fi
+}
