@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The demo scenario, run inside the test VM (sourced by bench/demo-vm.sh for
+# `make demo` and by tests/vm/tests/agent-demo.sh for `make check`):
+# ext4 with a small journal on a slow (throttled) virtio disk, a background
+# of small random read/write jobs that keep metadata dirty under commit, and
+# an "online" writer at a fixed rate whose completion latency we measure.
+# Phase 1 runs jbd2-tuned in dry-run, phase 2 in auto.
+#
+# Needs: lib.sh sourced, $PROJECT, $OUT; the disk /dev/vda (throttled by the
+# caller's "# vm-disk:" line).  Settings (environment, with defaults):
+#   DEMO_PHASE_S      seconds of measured load per phase (60)
+#   DEMO_WARMUP_MAX_S phase 2: longest wait for the agent to turn force_copy
+#                     on before measuring (120)
+#   DEMO_DROPIN       extra policy lines for /etc/jbd2-tuned.conf.d/ ("")
+
+DEMO_PHASE_S=${DEMO_PHASE_S:-60}
+DEMO_WARMUP_MAX_S=${DEMO_WARMUP_MAX_S:-120}
+DEMO_DROPIN=${DEMO_DROPIN:-}
+AGENT=$PROJECT/agent/build/jbd2-tuned
+DEMO_MNT=/mnt/demo
+
+# demo_setup - ext4 (-J size=16) on vda, configfs, a system bus, the policy
+demo_setup() {
+	[ -x "$AGENT" ] || fail "$AGENT not built (make agent)"
+	load_ext4
+	mount_configfs
+	mkfs_ext4 /dev/vda -J size=16
+	mkdir -p "$DEMO_MNT"
+	mount -t ext4 /dev/vda "$DEMO_MNT" || fail "mount"
+	DEMO_J=$(journal_name /dev/vda)
+	[ -d "/sys/kernel/config/jbd2/$DEMO_J" ] || fail "no configfs group for $DEMO_J"
+	DEMO_CFS=/sys/kernel/config/jbd2/$DEMO_J
+
+	# the guest root is an overlay: install the project's files where a
+	# package would put them
+	install -D -m 0644 "$PROJECT/conf/org.jbd2tune1.conf" \
+		/etc/dbus-1/system.d/org.jbd2tune1.conf
+	install -D -m 0644 "$PROJECT/conf/jbd2-tuned.conf" /etc/jbd2-tuned.conf
+	mkdir -p /etc/jbd2-tuned.conf.d /run/dbus
+	if [ -n "$DEMO_DROPIN" ]; then
+		printf '%s\n' "$DEMO_DROPIN" > /etc/jbd2-tuned.conf.d/50-demo.conf
+	fi
+	dbus-daemon --system --fork --nopidfile || fail "dbus-daemon --system"
+	log "journal $DEMO_J: $(cat "$DEMO_CFS/log_blocks") blocks," \
+		"$(cat "$DEMO_CFS/free_blocks") free"
+}
+
+# demo_agent_start MODE_OPTS... - start jbd2-tuned (log in $OUT/agent.log)
+demo_agent_start() {
+	"$AGENT" --bus system "$@" >> "$OUT/agent.log" 2>&1 &
+	DEMO_AGENT_PID=$!
+	local i
+	for i in $(seq 1 100); do
+		busctl --system status org.jbd2tune1 >/dev/null 2>&1 && return 0
+		kill -0 "$DEMO_AGENT_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	cat "$OUT/agent.log"
+	fail "jbd2-tuned did not come up on the bus"
+}
+
+demo_agent_stop() {
+	kill -TERM "$DEMO_AGENT_PID" 2>/dev/null
+	wait "$DEMO_AGENT_PID" 2>/dev/null
+}
+
+# demo_background_start - 4 buffered 4 KiB random read/write jobs, 60 %
+# reads, 100 IOPS each, until demo_background_stop
+demo_background_start() {
+	fio --name=bg --directory="$DEMO_MNT" --numjobs=4 --size=32m \
+		--rw=randrw --rwmixread=60 --bs=4k --ioengine=sync \
+		--rate_iops=100 --time_based --runtime=3600 \
+		--output=/dev/null > /dev/null 2>&1 &
+	DEMO_BG_PID=$!
+}
+
+demo_background_stop() {
+	kill -INT "$DEMO_BG_PID" 2>/dev/null
+	wait "$DEMO_BG_PID" 2>/dev/null
+	rm -f "$DEMO_MNT"/bg.*
+}
+
+# demo_writer SECONDS TAG - the online writer: buffered sequential 64 KiB
+# writes at 4 MB/s; fio's JSON goes to $OUT/writer-TAG.json
+demo_writer() {
+	fio --name=writer --directory="$DEMO_MNT" --filename=writer-$2 \
+		--rw=write --bs=64k --size=1g --rate=4m --ioengine=sync \
+		--time_based --runtime="$1" --percentile_list=50:99:99.9:99.99 \
+		--output-format=json --output="$OUT/writer-$2.json" > /dev/null ||
+		fail "fio writer"
+	rm -f "$DEMO_MNT/writer-$2"
+}
+
+# demo_counters - "shadow_waits copyouts_forced free_blocks force_copy"
+demo_counters() {
+	echo "$(cat "$DEMO_CFS/shadow_waits") $(cat "$DEMO_CFS/copyouts_forced")" \
+	     "$(cat "$DEMO_CFS/free_blocks") $(cat "$DEMO_CFS/force_copy")"
+}
+
+# demo_percentiles TAG - "p50 p99 p99.9 p99.99 max" in ms
+demo_percentiles() {
+	python3 - "$OUT/writer-$1.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]["write"]["clat_ns"]
+p = j.get("percentile", {})
+def ms(ns): return "%.1f" % (ns / 1e6)
+print(" ".join(ms(p.get(k, 0)) for k in ("50.000000", "99.000000", "99.900000", "99.990000")), ms(j["max"]))
+PY
+}
+
+# demo_phase TAG - background + writer for DEMO_PHASE_S; records the row
+# "TAG force_copy p50 p99 p99.9 p99.99 max shadow_waits copyouts free" in
+# $OUT/table (counter figures are deltas over the phase)
+demo_phase() {
+	local tag=$1 before after
+	before=$(demo_counters)
+	demo_writer "$DEMO_PHASE_S" "$tag"
+	after=$(demo_counters)
+	set -- $before $after
+	echo "$tag $8 $(demo_percentiles "$tag") $(($5 - $1)) $(($6 - $2)) $7" >> "$OUT/table"
+}
+
+# demo_wait_force_copy SECONDS - wait for the agent to set force_copy=1;
+# prints the seconds it took, returns 1 on timeout
+demo_wait_force_copy() {
+	local t0=$SECONDS
+	while [ $((SECONDS - t0)) -lt "$1" ]; do
+		if [ "$(cat "$DEMO_CFS/force_copy")" = 1 ]; then
+			echo $((SECONDS - t0))
+			return 0
+		fi
+		sleep 1
+	done
+	return 1
+}
+
+# demo_print_table - the table of both phases
+demo_print_table() {
+	printf '\n%-8s %-10s %8s %8s %8s %8s %8s %8s %9s %10s\n' phase force_copy \
+		"p50 ms" "p99 ms" "p99.9" "p99.99" "max ms" shadow copyouts "free blks"
+	while read -r tag fc p50 p99 p999 p9999 max sw co free; do
+		printf '%-8s %-10s %8s %8s %8s %8s %8s %8s %9s %10s\n' "$tag" "$fc" \
+			"$p50" "$p99" "$p999" "$p9999" "$max" "$sw" "$co" "$free"
+	done < "$OUT/table"
+	echo "(shadow = shadow waits, copyouts = forced copy-outs during the phase;" \
+		"free blks = free log space at its end)"
+}
