@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of the configfs adapter (configfs.c) on a fake tree in a temp
+ * directory: value parsing, a full read, junk, a vanished group, writes.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "configfs.h"
+
+static char root[256];
+
+static void put(const char *journal, const char *file, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", root, journal, file);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void make_journal(const char *name)
+{
+	static const char *const files[] = {
+		"force_copy", "reclaim_watermark_pct", "log_blocks", "free_blocks",
+		"max_transaction_blocks", "copyouts_forced", "reclaim_runs", "reclaim_blocks",
+		"shadow_waits", "shadow_wait_us", "shadow_wait_max_us",
+		"space_waits", "space_wait_us", "space_wait_max_us",
+		"locked_waits", "locked_wait_us", "locked_wait_max_us",
+	};
+	char path[512];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	mkdir(path, 0755);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		put(name, files[i], "0\n");
+	put(name, "shadow_wait_hist", "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put(name, "space_wait_hist", "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put(name, "locked_wait_hist", "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/jt-test-configfs.XXXXXX");
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[400];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_parse_u64(void **state)
+{
+	static const struct { const char *text; int r; uint64_t v; } cases[] = {
+		{ "0\n", 0, 0 }, { "42", 0, 42 }, { "  7 \n", 0, 7 },
+		{ "18446744073709551615\n", 0, UINT64_MAX },
+		{ "18446744073709551616\n", -EINVAL, 0 }, { "", -EINVAL, 0 }, { "\n", -EINVAL, 0 },
+		{ "-1\n", -EINVAL, 0 }, { "+1\n", -EINVAL, 0 }, { "12abc\n", -EINVAL, 0 },
+		{ "1 2\n", -EINVAL, 0 }, { "0x10\n", -EINVAL, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 12345;
+
+		assert_int_equal(jt_parse_u64(cases[i].text, &v), cases[i].r);
+		assert_true(v == (cases[i].r == 0 ? cases[i].v : 12345));
+	}
+}
+
+static void test_read_list_write(void **state)
+{
+	struct jt_sample s;
+	char **names = NULL;
+	char path[512], buf[32] = "";
+	FILE *f;
+
+	(void)state;
+	make_journal("vdb-12");
+	make_journal("vda-8");
+	put("vda-8", "force_copy", "1\n");
+	put("vda-8", "reclaim_watermark_pct", "25\n");
+	put("vda-8", "free_blocks", "1234\n");
+	put("vda-8", "space_waits", "3\n");
+	put("vda-8", "shadow_wait_hist", "1 2 3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 9\n");
+	put("vda-8", "locked_wait_max_us", "777\n");
+
+	assert_int_equal(jt_configfs_list(root, &names), 0);
+	assert_string_equal(names[0], "vda-8");	/* sorted */
+	assert_string_equal(names[1], "vdb-12");
+	assert_null(names[2]);
+	jt_strv_free(names);
+
+	assert_int_equal(jt_configfs_read(root, "vda-8", &s), 0);
+	assert_true(s.knob[JT_KNOB_FORCE_COPY] == 1);
+	assert_true(s.knob[JT_KNOB_RECLAIM] == 25);
+	assert_true(s.free_blocks == 1234);
+	assert_true(s.wait[JT_WAIT_SPACE].waits == 3);
+	assert_true(s.wait[JT_WAIT_SHADOW].hist[2] == 3 && s.wait[JT_WAIT_SHADOW].hist[23] == 9);
+	assert_true(s.wait[JT_WAIT_LOCKED].wait_max_us == 777);
+
+	assert_int_equal(jt_configfs_write_knob(root, "vda-8", JT_KNOB_RECLAIM, 40), 0);
+	snprintf(path, sizeof(path), "%s/vda-8/reclaim_watermark_pct", root);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "40\n");
+}
+
+static void test_junk_and_vanished(void **state)
+{
+	struct jt_sample s;
+	char path[512], **names = NULL;
+
+	(void)state;
+	make_journal("sdc-2");
+	put("sdc-2", "free_blocks", "lots\n");
+	assert_int_equal(jt_configfs_read(root, "sdc-2", &s), -EINVAL);
+	put("sdc-2", "free_blocks", "5\n");
+	put("sdc-2", "space_wait_hist", "1 2 3\n");
+	assert_int_equal(jt_configfs_read(root, "sdc-2", &s), -EINVAL);
+	put("sdc-2", "space_wait_hist", "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	assert_int_equal(jt_configfs_read(root, "sdc-2", &s), 0);
+	/* a file gone mid-way (umount) reads as ENOENT */
+	snprintf(path, sizeof(path), "%s/sdc-2/locked_waits", root);
+	unlink(path);
+	assert_int_equal(jt_configfs_read(root, "sdc-2", &s), -ENOENT);
+	assert_int_equal(jt_configfs_read(root, "nosuch-1", &s), -ENOENT);
+	/* a write to a vanished group does not create anything */
+	assert_int_equal(jt_configfs_write_knob(root, "nosuch-1", JT_KNOB_FORCE_COPY, 1), -ENOENT);
+	snprintf(path, sizeof(path), "%s/nosuch-1", root);
+	assert_int_equal(access(path, F_OK), -1);
+	/* a missing root: empty list, -ENOENT */
+	snprintf(path, sizeof(path), "%s/absent", root);
+	assert_int_equal(jt_configfs_list(path, &names), -ENOENT);
+	assert_null(names[0]);
+	jt_strv_free(names);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_read_list_write),
+		cmocka_unit_test(test_junk_and_vanished),
+	};
+
+	return cmocka_run_group_tests_name("configfs", tests, setup, teardown);
+}
