@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jbd2tune.h - private interface of the jbd2-tune additions to jbd2
+ *
+ * Every journal_t that this module hands out is the first member of a
+ * struct jbd2tune_journal, so our per-journal state lives beside the
+ * journal and struct journal_s keeps its layout (ext4.ko is built against
+ * it).  The hooks declared at the end are the only places where the
+ * patched jbd2 sources call into our code.
+ *
+ * Live journals are kept on a registry (jbd2tune_journals under
+ * jbd2tune_lock) so that an interface beside configfs (generic netlink)
+ * can walk them and take snapshots with jbd2tune_snapshot().
+ */
+#ifndef _FS_JBD2_JBD2TUNE_H
+#define _FS_JBD2_JBD2TUNE_H
+
+#include <linux/atomic.h>
+#include <linux/jbd2.h>
+#include <linux/jbd2tune.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+/* Largest accepted reclaim_watermark_pct. */
+#define JBD2TUNE_WATERMARK_PCT_MAX	90
+
+/**
+ * enum jbd2tune_wait_kind - the waits we account
+ * @JBD2TUNE_WAIT_SHADOW: do_get_write_access() slept on BH_Shadow
+ * @JBD2TUNE_WAIT_SPACE: handle start waited in __jbd2_log_wait_for_space()
+ * @JBD2TUNE_WAIT_LOCKED: handle start waited for a locked or switching
+ *	running transaction
+ * @JBD2TUNE_NR_WAITS: number of kinds
+ */
+enum jbd2tune_wait_kind {
+	JBD2TUNE_WAIT_SHADOW,
+	JBD2TUNE_WAIT_SPACE,
+	JBD2TUNE_WAIT_LOCKED,
+	JBD2TUNE_NR_WAITS,
+};
+
+/**
+ * struct jbd2tune_wait_stat - lock-free accounting of one kind of wait
+ * @count: number of waits
+ * @total_us: sum of their durations, microseconds
+ * @max_us: longest wait, microseconds
+ * @hist: bucket i counts waits of [2^i, 2^(i+1)) us; bucket 0 also holds
+ *	waits under 1 us, the last bucket everything longer
+ */
+struct jbd2tune_wait_stat {
+	atomic64_t count;
+	atomic64_t total_us;
+	atomic64_t max_us;
+	atomic64_t hist[JBD2TUNE_HIST_BUCKETS];
+};
+
+/* Bits of jbd2tune_journal.flags */
+#define JBD2TUNE_RECLAIM_QUEUED		0	/* reclaim_work queued or running */
+#define JBD2TUNE_RECLAIM_STOPPED	1	/* journal aborted or going away */
+
+struct jbd2tune_cfs;
+
+/**
+ * struct jbd2tune_journal - a journal and the state we keep beside it
+ * @journal: the jbd2 journal; must stay the first member
+ * @force_copy: 0/1, see jbd2tune_force_copy(); READ_ONCE/WRITE_ONCE
+ * @reclaim_watermark_pct: 0 (off) or 1..JBD2TUNE_WATERMARK_PCT_MAX
+ * @waits: wait statistics, indexed by enum jbd2tune_wait_kind
+ * @copyouts_forced: buffers copied out only because of @force_copy
+ * @reclaim_runs: runs of @reclaim_work
+ * @reclaim_blocks: log blocks freed by those runs
+ * @reclaim_work: background checkpointing, on jbd2tune_wq
+ * @flags: JBD2TUNE_RECLAIM_* bits
+ * @node: entry in jbd2tune_journals, under jbd2tune_lock
+ * @registered: on jbd2tune_journals (under jbd2tune_lock)
+ * @cfs: configfs group of the journal, or NULL
+ */
+struct jbd2tune_journal {
+	journal_t journal;
+	int force_copy;
+	int reclaim_watermark_pct;
+	struct jbd2tune_wait_stat waits[JBD2TUNE_NR_WAITS];
+	atomic64_t copyouts_forced;
+	atomic64_t reclaim_runs;
+	atomic64_t reclaim_blocks;
+	struct work_struct reclaim_work;
+	unsigned long flags;
+	struct list_head node;
+	bool registered;
+	struct jbd2tune_cfs *cfs;
+};
+
+/**
+ * struct jbd2tune_wait_snapshot - one wait kind copied out of the atomics
+ * @count: see struct jbd2tune_wait_stat
+ * @total_us: see struct jbd2tune_wait_stat
+ * @max_us: see struct jbd2tune_wait_stat
+ * @hist: see struct jbd2tune_wait_stat
+ */
+struct jbd2tune_wait_snapshot {
+	u64 count;
+	u64 total_us;
+	u64 max_us;
+	u64 hist[JBD2TUNE_HIST_BUCKETS];
+};
+
+/**
+ * struct jbd2tune_snapshot - everything we report about one journal
+ * @name: j_devname
+ * @force_copy: knob
+ * @reclaim_watermark_pct: knob
+ * @log_blocks: journal length, blocks
+ * @free_blocks: jbd2_log_space_left(), blocks
+ * @max_transaction_blocks: j_max_transaction_buffers, blocks
+ * @waits: per wait kind
+ * @copyouts_forced: counter
+ * @reclaim_runs: counter
+ * @reclaim_blocks: counter, blocks
+ */
+struct jbd2tune_snapshot {
+	char name[JBD2TUNE_NAME_MAX];
+	unsigned int force_copy;
+	unsigned int reclaim_watermark_pct;
+	u64 log_blocks;
+	u64 free_blocks;
+	u64 max_transaction_blocks;
+	struct jbd2tune_wait_snapshot waits[JBD2TUNE_NR_WAITS];
+	u64 copyouts_forced;
+	u64 reclaim_runs;
+	u64 reclaim_blocks;
+};
+
+static inline struct jbd2tune_journal *jbd2tune_of(journal_t *journal)
+{
+	return container_of(journal, struct jbd2tune_journal, journal);
+}
+
+/* jbd2tune_journal.c: registry of live journals */
+extern struct mutex jbd2tune_lock;
+extern struct list_head jbd2tune_journals;
+
+int jbd2tune_parse_uint(const char *buf, size_t len, unsigned int max,
+			unsigned int *val);
+int jbd2tune_set_force_copy(struct jbd2tune_journal *jt, unsigned int val);
+int jbd2tune_set_reclaim_watermark_pct(struct jbd2tune_journal *jt,
+				       unsigned int val);
+
+/* jbd2tune_params.c */
+unsigned int jbd2tune_force_copy_default(void);
+unsigned int jbd2tune_reclaim_watermark_pct_default(void);
+
+/**
+ * enum jbd2tune_figure - the single u64 figures of a journal
+ * @JBD2TUNE_FIG_LOG_BLOCKS: journal length, blocks
+ * @JBD2TUNE_FIG_FREE_BLOCKS: jbd2_log_space_left(), blocks
+ * @JBD2TUNE_FIG_MAX_TRANSACTION_BLOCKS: j_max_transaction_buffers
+ * @JBD2TUNE_FIG_SHADOW_WAITS: shadow wait count
+ * @JBD2TUNE_FIG_SHADOW_WAIT_US: shadow wait total, us
+ * @JBD2TUNE_FIG_SHADOW_WAIT_MAX_US: longest shadow wait, us
+ * @JBD2TUNE_FIG_SPACE_WAITS: space wait count
+ * @JBD2TUNE_FIG_SPACE_WAIT_US: space wait total, us
+ * @JBD2TUNE_FIG_SPACE_WAIT_MAX_US: longest space wait, us
+ * @JBD2TUNE_FIG_LOCKED_WAITS: locked wait count
+ * @JBD2TUNE_FIG_LOCKED_WAIT_US: locked wait total, us
+ * @JBD2TUNE_FIG_LOCKED_WAIT_MAX_US: longest locked wait, us
+ * @JBD2TUNE_FIG_COPYOUTS_FORCED: forced copy-outs
+ * @JBD2TUNE_FIG_RECLAIM_RUNS: background reclaim runs
+ * @JBD2TUNE_FIG_RECLAIM_BLOCKS: log blocks freed by background reclaim
+ */
+enum jbd2tune_figure {
+	JBD2TUNE_FIG_LOG_BLOCKS,
+	JBD2TUNE_FIG_FREE_BLOCKS,
+	JBD2TUNE_FIG_MAX_TRANSACTION_BLOCKS,
+	JBD2TUNE_FIG_SHADOW_WAITS,
+	JBD2TUNE_FIG_SHADOW_WAIT_US,
+	JBD2TUNE_FIG_SHADOW_WAIT_MAX_US,
+	JBD2TUNE_FIG_SPACE_WAITS,
+	JBD2TUNE_FIG_SPACE_WAIT_US,
+	JBD2TUNE_FIG_SPACE_WAIT_MAX_US,
+	JBD2TUNE_FIG_LOCKED_WAITS,
+	JBD2TUNE_FIG_LOCKED_WAIT_US,
+	JBD2TUNE_FIG_LOCKED_WAIT_MAX_US,
+	JBD2TUNE_FIG_COPYOUTS_FORCED,
+	JBD2TUNE_FIG_RECLAIM_RUNS,
+	JBD2TUNE_FIG_RECLAIM_BLOCKS,
+};
+
+/* jbd2tune_stats.c */
+u64 jbd2tune_free_blocks(journal_t *journal);
+u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig);
+unsigned int jbd2tune_hist_bucket(u64 us);
+void jbd2tune_snapshot(struct jbd2tune_journal *jt,
+		       struct jbd2tune_snapshot *snap);
+void jbd2tune_wait_snapshot(struct jbd2tune_journal *jt,
+			    enum jbd2tune_wait_kind kind,
+			    struct jbd2tune_wait_snapshot *ws);
+
+/* jbd2tune_trace.c */
+void jbd2tune_trace_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
+			 u64 duration_us);
+
+/* jbd2tune_reclaim.c */
+int jbd2tune_reclaim_init(void);
+void jbd2tune_reclaim_exit(void);
+void jbd2tune_reclaim_setup(struct jbd2tune_journal *jt);
+void jbd2tune_reclaim_stop(struct jbd2tune_journal *jt, bool sync);
+
+/* jbd2tune_configfs.c */
+int jbd2tune_configfs_init(void);
+void jbd2tune_configfs_exit(void);
+void jbd2tune_configfs_add(struct jbd2tune_journal *jt);
+void jbd2tune_configfs_remove(struct jbd2tune_journal *jt);
+
+/*
+ * Hooks called from the patched jbd2 sources.
+ */
+int jbd2tune_init(void);
+void jbd2tune_exit(void);
+journal_t *jbd2tune_journal_alloc(void);
+void jbd2tune_journal_free(journal_t *journal);
+void jbd2tune_journal_register(journal_t *journal);
+void jbd2tune_journal_unregister(journal_t *journal);
+void jbd2tune_journal_aborted(journal_t *journal);
+void jbd2tune_wait_done(journal_t *journal, enum jbd2tune_wait_kind kind,
+			u64 start_ns);
+void jbd2tune_handle_start(journal_t *journal);
+
+/**
+ * jbd2tune_wait_begin() - timestamp for jbd2tune_wait_done()
+ *
+ * Return: monotonic time, nanoseconds.
+ */
+static inline u64 jbd2tune_wait_begin(void)
+{
+	return ktime_get_ns();
+}
+
+/**
+ * jbd2tune_force_copy() - should the commit copy this buffer out?
+ * @journal: the journal being committed
+ *
+ * Called by jbd2_journal_write_metadata_buffer() without locks of ours.
+ *
+ * Return: true when the journal's force_copy knob is 1.
+ */
+static inline bool jbd2tune_force_copy(journal_t *journal)
+{
+	return READ_ONCE(jbd2tune_of(journal)->force_copy);
+}
+
+/**
+ * jbd2tune_count_forced_copyout() - a copy-out was made for force_copy only
+ * @journal: the journal being committed
+ */
+static inline void jbd2tune_count_forced_copyout(journal_t *journal)
+{
+	atomic64_inc(&jbd2tune_of(journal)->copyouts_forced);
+}
+
+#endif /* _FS_JBD2_JBD2TUNE_H */

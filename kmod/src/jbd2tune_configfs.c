@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jbd2tune_configfs.c - /sys/kernel/config/jbd2/<journal>/
+ *
+ * The subsystem "jbd2" has one group per live journal, named after
+ * j_devname (as /proc/fs/jbd2/<journal>).  The kernel creates and removes
+ * the groups (configfs_register_group() / configfs_unregister_group());
+ * the group types have no make_group/make_item, so a user's mkdir fails
+ * with EPERM, and registered groups are default groups, so rmdir does too.
+ *
+ * A group (struct jbd2tune_cfs) is allocated apart from the journal and
+ * reference counted by its config_item: when the journal is destroyed the
+ * group is unregistered and cut off from the journal (->jt = NULL under
+ * ->lock), and it is freed on the last config_item_put().  A file kept
+ * open past that point reads and writes -ENODEV (configfs marks the
+ * fragment dead; our show/store check ->jt as well), never the freed
+ * journal.
+ */
+
+#include <linux/configfs.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include "jbd2tune.h"
+
+/**
+ * struct jbd2tune_cfs - configfs group of one journal
+ * @group: the group, named j_devname
+ * @lock: protects @jt and serialises knob writes
+ * @jt: the journal; NULL once it is being destroyed
+ */
+struct jbd2tune_cfs {
+	struct config_group group;
+	struct mutex lock;			/* protects jt */
+	struct jbd2tune_journal *jt;
+};
+
+static bool jbd2tune_cfs_registered;
+
+static struct jbd2tune_cfs *to_jbd2tune_cfs(struct config_item *item)
+{
+	return container_of(to_config_group(item), struct jbd2tune_cfs, group);
+}
+
+/* Returns the journal with cfs->lock held, or NULL (lock not held). */
+static struct jbd2tune_journal *jbd2tune_cfs_get(struct jbd2tune_cfs *cfs)
+{
+	mutex_lock(&cfs->lock);
+	if (!cfs->jt) {
+		mutex_unlock(&cfs->lock);
+		return NULL;
+	}
+	return cfs->jt;
+}
+
+static ssize_t jbd2tune_cfs_show_figure(struct config_item *item, char *page,
+					enum jbd2tune_figure fig)
+{
+	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
+	struct jbd2tune_journal *jt = jbd2tune_cfs_get(cfs);
+	ssize_t ret;
+
+	if (!jt)
+		return -ENODEV;
+	ret = scnprintf(page, PAGE_SIZE, "%llu\n", jbd2tune_figure(jt, fig));
+	mutex_unlock(&cfs->lock);
+	return ret;
+}
+
+static ssize_t jbd2tune_cfs_show_hist(struct config_item *item, char *page,
+				      enum jbd2tune_wait_kind kind)
+{
+	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
+	struct jbd2tune_journal *jt = jbd2tune_cfs_get(cfs);
+	struct jbd2tune_wait_snapshot ws;
+	ssize_t len = 0;
+	int i;
+
+	if (!jt)
+		return -ENODEV;
+	jbd2tune_wait_snapshot(jt, kind, &ws);
+	mutex_unlock(&cfs->lock);
+	for (i = 0; i < JBD2TUNE_HIST_BUCKETS; i++)
+		len += scnprintf(page + len, PAGE_SIZE - len, "%s%llu",
+				 i ? " " : "", ws.hist[i]);
+	len += scnprintf(page + len, PAGE_SIZE - len, "\n");
+	return len;
+}
+
+static ssize_t jbd2tune_cfs_force_copy_show(struct config_item *item,
+					    char *page)
+{
+	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
+	struct jbd2tune_journal *jt = jbd2tune_cfs_get(cfs);
+	ssize_t ret;
+
+	if (!jt)
+		return -ENODEV;
+	ret = scnprintf(page, PAGE_SIZE, "%d\n", READ_ONCE(jt->force_copy));
+	mutex_unlock(&cfs->lock);
+	return ret;
+}
+
+static ssize_t jbd2tune_cfs_force_copy_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
+	struct jbd2tune_journal *jt;
+	unsigned int val;
+	int err;
+
+	err = jbd2tune_parse_uint(page, count, 1, &val);
+	if (err)
+		return err;
+	jt = jbd2tune_cfs_get(cfs);
+	if (!jt)
+		return -ENODEV;
+	err = jbd2tune_set_force_copy(jt, val);
+	mutex_unlock(&cfs->lock);
+	return err ? err : count;
+}
+
+static ssize_t jbd2tune_cfs_reclaim_watermark_pct_show(struct config_item *item,
+						       char *page)
+{
+	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
+	struct jbd2tune_journal *jt = jbd2tune_cfs_get(cfs);
+	ssize_t ret;
+
+	if (!jt)
+		return -ENODEV;
+	ret = scnprintf(page, PAGE_SIZE, "%d\n",
+			READ_ONCE(jt->reclaim_watermark_pct));
+	mutex_unlock(&cfs->lock);
+	return ret;
+}
+
+static ssize_t jbd2tune_cfs_reclaim_watermark_pct_store(struct config_item *item,
+							const char *page,
+							size_t count)
+{
+	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
+	struct jbd2tune_journal *jt;
+	unsigned int val;
+	int err;
+
+	err = jbd2tune_parse_uint(page, count, JBD2TUNE_WATERMARK_PCT_MAX, &val);
+	if (err)
+		return err;
+	jt = jbd2tune_cfs_get(cfs);
+	if (!jt)
+		return -ENODEV;
+	err = jbd2tune_set_reclaim_watermark_pct(jt, val);
+	mutex_unlock(&cfs->lock);
+	return err ? err : count;
+}
+
+CONFIGFS_ATTR(jbd2tune_cfs_, force_copy);
+CONFIGFS_ATTR(jbd2tune_cfs_, reclaim_watermark_pct);
+
+#define JBD2TUNE_FIGURE_ATTR(_name, _fig)				\
+static ssize_t jbd2tune_cfs_##_name##_show(struct config_item *item,	\
+					   char *page)			\
+{									\
+	return jbd2tune_cfs_show_figure(item, page, _fig);		\
+}									\
+CONFIGFS_ATTR_RO(jbd2tune_cfs_, _name)
+
+#define JBD2TUNE_HIST_ATTR(_name, _kind)				\
+static ssize_t jbd2tune_cfs_##_name##_show(struct config_item *item,	\
+					   char *page)			\
+{									\
+	return jbd2tune_cfs_show_hist(item, page, _kind);		\
+}									\
+CONFIGFS_ATTR_RO(jbd2tune_cfs_, _name)
+
+JBD2TUNE_FIGURE_ATTR(log_blocks, JBD2TUNE_FIG_LOG_BLOCKS);
+JBD2TUNE_FIGURE_ATTR(free_blocks, JBD2TUNE_FIG_FREE_BLOCKS);
+JBD2TUNE_FIGURE_ATTR(max_transaction_blocks,
+		     JBD2TUNE_FIG_MAX_TRANSACTION_BLOCKS);
+JBD2TUNE_FIGURE_ATTR(shadow_waits, JBD2TUNE_FIG_SHADOW_WAITS);
+JBD2TUNE_FIGURE_ATTR(shadow_wait_us, JBD2TUNE_FIG_SHADOW_WAIT_US);
+JBD2TUNE_FIGURE_ATTR(shadow_wait_max_us, JBD2TUNE_FIG_SHADOW_WAIT_MAX_US);
+JBD2TUNE_FIGURE_ATTR(space_waits, JBD2TUNE_FIG_SPACE_WAITS);
+JBD2TUNE_FIGURE_ATTR(space_wait_us, JBD2TUNE_FIG_SPACE_WAIT_US);
+JBD2TUNE_FIGURE_ATTR(space_wait_max_us, JBD2TUNE_FIG_SPACE_WAIT_MAX_US);
+JBD2TUNE_FIGURE_ATTR(locked_waits, JBD2TUNE_FIG_LOCKED_WAITS);
+JBD2TUNE_FIGURE_ATTR(locked_wait_us, JBD2TUNE_FIG_LOCKED_WAIT_US);
+JBD2TUNE_FIGURE_ATTR(locked_wait_max_us, JBD2TUNE_FIG_LOCKED_WAIT_MAX_US);
+JBD2TUNE_FIGURE_ATTR(copyouts_forced, JBD2TUNE_FIG_COPYOUTS_FORCED);
+JBD2TUNE_FIGURE_ATTR(reclaim_runs, JBD2TUNE_FIG_RECLAIM_RUNS);
+JBD2TUNE_FIGURE_ATTR(reclaim_blocks, JBD2TUNE_FIG_RECLAIM_BLOCKS);
+JBD2TUNE_HIST_ATTR(shadow_wait_hist, JBD2TUNE_WAIT_SHADOW);
+JBD2TUNE_HIST_ATTR(space_wait_hist, JBD2TUNE_WAIT_SPACE);
+JBD2TUNE_HIST_ATTR(locked_wait_hist, JBD2TUNE_WAIT_LOCKED);
+
+static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
+	&jbd2tune_cfs_attr_force_copy,
+	&jbd2tune_cfs_attr_reclaim_watermark_pct,
+	&jbd2tune_cfs_attr_log_blocks,
+	&jbd2tune_cfs_attr_free_blocks,
+	&jbd2tune_cfs_attr_max_transaction_blocks,
+	&jbd2tune_cfs_attr_shadow_waits,
+	&jbd2tune_cfs_attr_shadow_wait_us,
+	&jbd2tune_cfs_attr_shadow_wait_max_us,
+	&jbd2tune_cfs_attr_space_waits,
+	&jbd2tune_cfs_attr_space_wait_us,
+	&jbd2tune_cfs_attr_space_wait_max_us,
+	&jbd2tune_cfs_attr_locked_waits,
+	&jbd2tune_cfs_attr_locked_wait_us,
+	&jbd2tune_cfs_attr_locked_wait_max_us,
+	&jbd2tune_cfs_attr_copyouts_forced,
+	&jbd2tune_cfs_attr_reclaim_runs,
+	&jbd2tune_cfs_attr_reclaim_blocks,
+	&jbd2tune_cfs_attr_shadow_wait_hist,
+	&jbd2tune_cfs_attr_space_wait_hist,
+	&jbd2tune_cfs_attr_locked_wait_hist,
+	NULL,
+};
+
+static void jbd2tune_cfs_release(struct config_item *item)
+{
+	kfree(to_jbd2tune_cfs(item));
+}
+
+static struct configfs_item_operations jbd2tune_cfs_item_ops = {
+	.release	= jbd2tune_cfs_release,
+};
+
+static const struct config_item_type jbd2tune_journal_type = {
+	.ct_item_ops	= &jbd2tune_cfs_item_ops,
+	.ct_attrs	= jbd2tune_cfs_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+/* No ct_group_ops: users can neither mkdir nor rmdir in the tree. */
+static const struct config_item_type jbd2tune_root_type = {
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct configfs_subsystem jbd2tune_subsys = {
+	.su_group = {
+		.cg_item = {
+			.ci_namebuf	= "jbd2",
+			.ci_type	= &jbd2tune_root_type,
+		},
+	},
+};
+
+/**
+ * jbd2tune_configfs_add() - create the configfs group of a journal
+ * @jt: the journal, its j_devname set
+ *
+ * May sleep.  Failure (no memory, a duplicate name) is logged and leaves
+ * the journal without a group.
+ */
+void jbd2tune_configfs_add(struct jbd2tune_journal *jt)
+{
+	struct jbd2tune_cfs *cfs;
+	int err;
+
+	if (!jbd2tune_cfs_registered)
+		return;
+	cfs = kzalloc(sizeof(*cfs), GFP_KERNEL);
+	if (!cfs) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	mutex_init(&cfs->lock);
+	cfs->jt = jt;
+	config_group_init_type_name(&cfs->group, jt->journal.j_devname,
+				    &jbd2tune_journal_type);
+	err = configfs_register_group(&jbd2tune_subsys.su_group, &cfs->group);
+	if (err) {
+		config_group_put(&cfs->group);
+		goto fail;
+	}
+	jt->cfs = cfs;
+	return;
+fail:
+	pr_warn("jbd2: %s: no configfs group: %d\n", jt->journal.j_devname, err);
+}
+
+/**
+ * jbd2tune_configfs_remove() - remove the configfs group of a journal
+ * @jt: the journal
+ *
+ * Waits for running show/store callbacks (configfs) and cuts the group
+ * off the journal; open files fail with -ENODEV from now on.  The group
+ * itself is freed on its last reference.  May sleep.
+ */
+void jbd2tune_configfs_remove(struct jbd2tune_journal *jt)
+{
+	struct jbd2tune_cfs *cfs = jt->cfs;
+
+	if (!cfs)
+		return;
+	configfs_unregister_group(&cfs->group);
+	mutex_lock(&cfs->lock);
+	cfs->jt = NULL;
+	mutex_unlock(&cfs->lock);
+	jt->cfs = NULL;
+	config_group_put(&cfs->group);
+}
+
+/**
+ * jbd2tune_configfs_init() - register the "jbd2" configfs subsystem
+ *
+ * Return: 0 or a negative errno.
+ */
+int jbd2tune_configfs_init(void)
+{
+	int err;
+
+	config_group_init(&jbd2tune_subsys.su_group);
+	mutex_init(&jbd2tune_subsys.su_mutex);
+	err = configfs_register_subsystem(&jbd2tune_subsys);
+	if (err)
+		return err;
+	jbd2tune_cfs_registered = true;
+	return 0;
+}
+
+/**
+ * jbd2tune_configfs_exit() - unregister the subsystem; no groups are left
+ */
+void jbd2tune_configfs_exit(void)
+{
+	if (jbd2tune_cfs_registered)
+		configfs_unregister_subsystem(&jbd2tune_subsys);
+	jbd2tune_cfs_registered = false;
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jbd2tune_journal.c - per-journal state beside journal_t, the registry of
+ * live journals and the knobs
+ *
+ * journal_init_common() allocates a struct jbd2tune_journal instead of a
+ * bare journal_t (jbd2tune_journal_alloc()), and jbd2_journal_destroy()
+ * frees it (jbd2tune_journal_free()).  Between jbd2tune_journal_register()
+ * (called once j_devname is set) and jbd2tune_journal_unregister() (first
+ * thing in jbd2_journal_destroy()) the journal is on jbd2tune_journals and
+ * has a configfs group.
+ */
+
+#include <linux/ctype.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "jbd2tune.h"
+
+/* Protects jbd2tune_journals and jbd2tune_journal.registered. */
+DEFINE_MUTEX(jbd2tune_lock);
+LIST_HEAD(jbd2tune_journals);
+
+/**
+ * jbd2tune_parse_uint() - parse one knob value written by a user
+ * @buf: the bytes written; need not be NUL-terminated
+ * @len: number of bytes in @buf
+ * @max: largest accepted value
+ * @val: result, only written on success
+ *
+ * Accepts one decimal number with optional leading and trailing white
+ * space.  Empty input, signs, other bases, trailing characters, more than
+ * one number, overflow and values above @max are rejected.  Pure function,
+ * no locking.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int jbd2tune_parse_uint(const char *buf, size_t len, unsigned int max,
+			unsigned int *val)
+{
+	char tmp[24];
+	size_t start = 0, end = len, i;
+	unsigned int v;
+
+	while (start < end && isspace(buf[start]))
+		start++;
+	while (end > start && (isspace(buf[end - 1]) || !buf[end - 1]))
+		end--;
+	if (start == end || end - start >= sizeof(tmp))
+		return -EINVAL;
+	for (i = start; i < end; i++)
+		if (!isdigit(buf[i]))
+			return -EINVAL;
+	memcpy(tmp, buf + start, end - start);
+	tmp[end - start] = '\0';
+	if (kstrtouint(tmp, 10, &v) || v > max)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+/**
+ * jbd2tune_set_force_copy() - set a journal's force_copy knob
+ * @jt: the journal
+ * @val: 0 or 1
+ *
+ * Takes effect at the next commit.  No locking needed: the knob is a
+ * single word read with READ_ONCE().
+ *
+ * Return: 0 or -EINVAL.
+ */
+int jbd2tune_set_force_copy(struct jbd2tune_journal *jt, unsigned int val)
+{
+	if (val > 1)
+		return -EINVAL;
+	WRITE_ONCE(jt->force_copy, val);
+	return 0;
+}
+
+/**
+ * jbd2tune_set_reclaim_watermark_pct() - set a journal's reclaim watermark
+ * @jt: the journal
+ * @val: 0 (off) or 1..JBD2TUNE_WATERMARK_PCT_MAX, percent of the log
+ *
+ * Checked at the next handle start.  No locking needed.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int jbd2tune_set_reclaim_watermark_pct(struct jbd2tune_journal *jt,
+				       unsigned int val)
+{
+	if (val > JBD2TUNE_WATERMARK_PCT_MAX)
+		return -EINVAL;
+	WRITE_ONCE(jt->reclaim_watermark_pct, val);
+	return 0;
+}
+
+/**
+ * jbd2tune_journal_alloc() - allocate a zeroed journal with our state
+ *
+ * Called by journal_init_common() in place of kzalloc(sizeof(journal_t)).
+ * The knobs start at the module parameters' current defaults.  May sleep.
+ *
+ * Return: the embedded journal_t, or NULL.
+ */
+journal_t *jbd2tune_journal_alloc(void)
+{
+	struct jbd2tune_journal *jt;
+
+	jt = kzalloc(sizeof(*jt), GFP_KERNEL);
+	if (!jt)
+		return NULL;
+	INIT_LIST_HEAD(&jt->node);
+	jt->force_copy = jbd2tune_force_copy_default();
+	jt->reclaim_watermark_pct = jbd2tune_reclaim_watermark_pct_default();
+	jbd2tune_reclaim_setup(jt);
+	return &jt->journal;
+}
+
+/**
+ * jbd2tune_journal_free() - free a journal from jbd2tune_journal_alloc()
+ * @journal: the journal, already unregistered (or never registered)
+ */
+void jbd2tune_journal_free(journal_t *journal)
+{
+	struct jbd2tune_journal *jt;
+
+	if (!journal)
+		return;
+	jt = jbd2tune_of(journal);
+	WARN_ON_ONCE(jt->registered);
+	kfree(jt);
+}
+
+/**
+ * jbd2tune_journal_register() - publish a journal once j_devname is known
+ * @journal: the journal
+ *
+ * Adds the journal to the registry and creates its configfs group.  Called
+ * from jbd2_journal_init_dev()/jbd2_journal_init_inode(); may sleep.  A
+ * failure to create the group is logged, the journal works without it.
+ */
+void jbd2tune_journal_register(journal_t *journal)
+{
+	struct jbd2tune_journal *jt = jbd2tune_of(journal);
+
+	mutex_lock(&jbd2tune_lock);
+	list_add_tail(&jt->node, &jbd2tune_journals);
+	jt->registered = true;
+	mutex_unlock(&jbd2tune_lock);
+
+	jbd2tune_configfs_add(jt);
+}
+
+/**
+ * jbd2tune_journal_unregister() - withdraw a journal before it is destroyed
+ * @journal: the journal
+ *
+ * Stops background reclaim (waiting for a running work item), removes the
+ * configfs group and takes the journal off the registry.  Called first
+ * thing in jbd2_journal_destroy(); may sleep.
+ */
+void jbd2tune_journal_unregister(journal_t *journal)
+{
+	struct jbd2tune_journal *jt = jbd2tune_of(journal);
+
+	jbd2tune_reclaim_stop(jt, true);
+	jbd2tune_configfs_remove(jt);
+
+	mutex_lock(&jbd2tune_lock);
+	if (jt->registered) {
+		list_del_init(&jt->node);
+		jt->registered = false;
+	}
+	mutex_unlock(&jbd2tune_lock);
+}
+
+/**
+ * jbd2tune_journal_aborted() - the journal was aborted
+ * @journal: the journal
+ *
+ * Called from jbd2_journal_abort() with j_abort_mutex held, possibly from
+ * the reclaim work itself (a checkpoint I/O error), so it must not wait
+ * for that work: it only keeps it from being queued again and cancels a
+ * pending run.  A running one notices the abort and returns.
+ */
+void jbd2tune_journal_aborted(journal_t *journal)
+{
+	jbd2tune_reclaim_stop(jbd2tune_of(journal), false);
+}
+
+/**
+ * jbd2tune_init() - module init of the jbd2-tune parts
+ *
+ * Called from journal_init() after jbd2's caches exist.
+ *
+ * Return: 0 or a negative errno.
+ */
+int jbd2tune_init(void)
+{
+	int err;
+
+	err = jbd2tune_reclaim_init();
+	if (err)
+		return err;
+	err = jbd2tune_configfs_init();
+	if (err) {
+		jbd2tune_reclaim_exit();
+		return err;
+	}
+	return 0;
+}
+
+/**
+ * jbd2tune_exit() - module exit of the jbd2-tune parts
+ *
+ * No journal exists any more: ext4 (which holds a reference on us) is gone.
+ */
+void jbd2tune_exit(void)
+{
+	jbd2tune_configfs_exit();
+	jbd2tune_reclaim_exit();
+}
