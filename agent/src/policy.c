@@ -313,9 +313,28 @@ unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_p
 	bool changed = false;
 
 	if (went_backwards(st, s)) {
+		struct jt_knob_state keep[JT_KNOBS];
+		enum jt_force_copy_phase phase = st->fc_phase;
+		uint64_t since = st->fc_phase_since_us, hold = st->fc_hold_us;
+
+		/*
+		 * The journal was set up again (remount) or the counters were
+		 * reset: restart the window.  A knob that still reads what we
+		 * expect keeps its bookkeeping (found value, ownership); one that
+		 * changed is taken as found, like on a new journal.
+		 */
+		memcpy(keep, st->knob, sizeof(keep));
 		jt_journal_state_init(st);
+		for (k = 0; k < JT_KNOBS; k++)
+			if (keep[k].seen && keep[k].managed && s->knob[k] == keep[k].expected)
+				st->knob[k] = keep[k];
+		if (st->knob[JT_KNOB_FORCE_COPY].seen) {
+			st->fc_phase = phase;
+			st->fc_phase_since_us = since;
+			st->fc_hold_us = hold;
+		}
 		emit(out, &n, JT_DECISION_RESTART, JT_KNOB_FORCE_COPY, NULL,
-		     "counters went backwards (journal set up again?): window restarted, knobs taken as found");
+		     "counters went backwards (journal set up again?): window restarted");
 	}
 	for (k = 0; k < JT_KNOBS; k++) {
 		struct jt_knob_state *ks = &st->knob[k];

@@ -113,6 +113,12 @@ static const struct scenario scenarios[] = {
 		{ 4, 9, MS(15), 0, KEEP, KEEP, 0, "" },	/* the restart sample is the baseline */
 		{ 5, 1, MS(15), 0, KEEP, KEEP, 0, "SET force_copy 0->1" },	/* 10 since it */
 		{ -1 } } },
+	{ "counter reset with the knob unchanged keeps its bookkeeping", FC_AUTO, false, 0, 0, {
+		{ 1, 0, 0, 0, KEEP, KEEP, 0, "" },
+		{ 2, 20, MS(15), 0, KEEP, KEEP, 0, "SET force_copy 0->1" },
+		{ 3, 0, 0, 0, KEEP, KEEP, RESET, "RESTART" },	/* knob still reads 1 */
+		{ 7, 0, 0, 0, KEEP, KEEP, 0, "SET force_copy 1->0" },	/* hold from t=2 */
+		{ -1 } } },
 	{ "administrator write: stop managing the knob", FC_AUTO, false, 0, 0, {
 		{ 1, 0, 0, 0, KEEP, KEEP, 0, "" },
 		{ 2, 20, MS(15), 0, KEEP, KEEP, 0, "SET force_copy 0->1" },
