@@ -16,6 +16,13 @@
 /* Number of buckets of every wait histogram: [2^i, 2^(i+1)) microseconds. */
 #define JBD2TUNE_HIST_BUCKETS		24
 
+/*
+ * STALL events: a shadow or space wait longer than this was seen, and at
+ * most one message per journal per interval.
+ */
+#define JBD2TUNE_STALL_THRESHOLD_US	1000
+#define JBD2TUNE_STALL_INTERVAL_MS	100
+
 /* Longest journal name (j_devname is BDEVNAME_SIZE + "-" + inode number). */
 #define JBD2TUNE_NAME_MAX		64
 
@@ -57,6 +64,8 @@ enum jbd2tune_attr {
 	JBD2TUNE_ATTR_LOCKED_WAIT_HIST,		/* binary: u64[HIST_BUCKETS] */
 	JBD2TUNE_ATTR_STALL_KIND,		/* u8, enum jbd2tune_stall_kind */
 	JBD2TUNE_ATTR_STALL_MAX_US,		/* u64, longest wait since last STALL */
+	JBD2TUNE_ATTR_THRESHOLD_BLOCKS,		/* u64, SPACE_LOW: the line crossed */
+	JBD2TUNE_ATTR_TIMESTAMP_NS,		/* u64, events: CLOCK_MONOTONIC */
 
 	__JBD2TUNE_ATTR_MAX,
 	JBD2TUNE_ATTR_MAX = __JBD2TUNE_ATTR_MAX - 1

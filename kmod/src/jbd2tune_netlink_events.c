@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jbd2tune_netlink_events.c - when to send the events of group "events"
+ *
+ * JOURNAL_ADD and JOURNAL_REMOVE are sent right from mount and umount
+ * (jbd2tune_events_add() / jbd2tune_events_remove()), which may sleep.
+ *
+ * SPACE_LOW and STALL are noticed where nothing may sleep or allocate: on
+ * the handle-start path under j_state_lock, and right after a task woke up
+ * from a wait (possibly with j_state_lock held for writing).  There we only
+ * flip bits and queue a work item of the journal; the work builds and
+ * sends the message.
+ *
+ * SPACE_LOW is edge-triggered: JBD2TUNE_EV_SPACE_LOW is set when a handle
+ * start first sees free log space below the line (the reclaim watermark,
+ * or 2 x j_max_transaction_buffers while reclaim is off) and cleared by the
+ * first handle start that sees it at or above the line again, which re-arms
+ * the event.  One crossing, one message.
+ *
+ * STALL coalesces: every shadow or space wait longer than
+ * JBD2TUNE_STALL_THRESHOLD_US adds its kind and duration to the journal's
+ * pending stall and queues the delayed stall work unless it is queued
+ * already; the work sends one message for everything pending and never
+ * runs sooner than JBD2TUNE_STALL_INTERVAL_MS after the previous message.
+ */
+
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/workqueue.h>
+
+#include "jbd2tune.h"
+
+/* Bits of jbd2tune_events.flags */
+#define JBD2TUNE_EV_SPACE_LOW		0	/* below the line, reported */
+#define JBD2TUNE_EV_STALL_QUEUED	1	/* stall_work queued or waiting */
+#define JBD2TUNE_EV_STOPPED		2	/* journal going away */
+
+/* One jiffy more, so two messages are never less than the interval apart. */
+static unsigned long jbd2tune_stall_interval(void)
+{
+	return msecs_to_jiffies(JBD2TUNE_STALL_INTERVAL_MS) + 1;
+}
+
+static u64 jbd2tune_space_line(journal_t *journal, unsigned int pct)
+{
+	if (pct)
+		return div_u64((u64)journal->j_total_len * pct, 100);
+	return 2 * (u64)READ_ONCE(journal->j_max_transaction_buffers);
+}
+
+static void jbd2tune_space_work(struct work_struct *work)
+{
+	struct jbd2tune_journal *jt =
+		container_of(work, struct jbd2tune_journal, events.space_work);
+	struct jbd2tune_event ev = {
+		.cmd = JBD2TUNE_CMD_SPACE_LOW,
+		.threshold_blocks =
+			jbd2tune_space_line(&jt->journal,
+					    READ_ONCE(jt->reclaim_watermark_pct)),
+	};
+
+	jbd2tune_nl_notify(jt, &ev);
+}
+
+static void jbd2tune_stall_work(struct work_struct *work)
+{
+	struct jbd2tune_journal *jt =
+		container_of(to_delayed_work(work), struct jbd2tune_journal,
+			     events.stall_work);
+	struct jbd2tune_events *evs = &jt->events;
+	unsigned long next = READ_ONCE(evs->stall_sent) +
+			     jbd2tune_stall_interval();
+	struct jbd2tune_event ev = { .cmd = JBD2TUNE_CMD_STALL };
+
+	/* Queued early by a wait that raced with the previous message. */
+	if (time_before(jiffies, next)) {
+		queue_delayed_work(system_wq, &evs->stall_work, next - jiffies);
+		return;
+	}
+
+	/*
+	 * Clear QUEUED before taking the pending stall: a wait that adds to
+	 * it after the atomic_xchg() below then queues us again instead of
+	 * being lost.  A run that finds nothing pending sends nothing.
+	 */
+	clear_bit(JBD2TUNE_EV_STALL_QUEUED, &evs->flags);
+	/* order the clear before the xchg, pairs with test_and_set_bit() */
+	smp_mb__after_atomic();
+	ev.stall_kind = atomic_xchg(&evs->stall_kinds, 0);
+	if (!ev.stall_kind)
+		return;
+	ev.stall_max_us = atomic64_xchg(&evs->stall_max_us, 0);
+	WRITE_ONCE(evs->stall_sent, jiffies);
+	jbd2tune_nl_notify(jt, &ev);
+}
+
+/**
+ * jbd2tune_events_setup() - initialise a new journal's event state
+ * @jt: the journal, not yet visible to anyone
+ */
+void jbd2tune_events_setup(struct jbd2tune_journal *jt)
+{
+	struct jbd2tune_events *evs = &jt->events;
+
+	INIT_WORK(&evs->space_work, jbd2tune_space_work);
+	INIT_DELAYED_WORK(&evs->stall_work, jbd2tune_stall_work);
+	evs->stall_sent = jiffies - jbd2tune_stall_interval();
+}
+
+/**
+ * jbd2tune_events_add() - the journal was registered: send JOURNAL_ADD
+ * @jt: the journal, on the registry and with its configfs group
+ *
+ * Called from jbd2tune_journal_register(); may sleep.
+ */
+void jbd2tune_events_add(struct jbd2tune_journal *jt)
+{
+	struct jbd2tune_event ev = { .cmd = JBD2TUNE_CMD_JOURNAL_ADD };
+
+	jbd2tune_nl_registry_changed();
+	jbd2tune_nl_notify(jt, &ev);
+}
+
+/**
+ * jbd2tune_events_remove() - the journal is going away: send JOURNAL_REMOVE
+ * @jt: the journal, already off the registry
+ *
+ * Called from jbd2tune_journal_unregister(), when no handle can start on
+ * the journal any more; may sleep.  Waits for the event work items, so
+ * none runs after the journal is freed, then sends the journal's last
+ * record.
+ */
+void jbd2tune_events_remove(struct jbd2tune_journal *jt)
+{
+	struct jbd2tune_events *evs = &jt->events;
+	struct jbd2tune_event ev = { .cmd = JBD2TUNE_CMD_JOURNAL_REMOVE };
+
+	jbd2tune_nl_registry_changed();
+	set_bit(JBD2TUNE_EV_STOPPED, &evs->flags);
+	cancel_work_sync(&evs->space_work);
+	cancel_delayed_work_sync(&evs->stall_work);
+	jbd2tune_nl_notify(jt, &ev);
+}
+
+/**
+ * jbd2tune_events_space() - check free log space against the SPACE_LOW line
+ * @jt: the journal a handle is being started on
+ * @pct: its reclaim_watermark_pct, as just read by the caller
+ *
+ * Called from jbd2tune_handle_start() with j_state_lock held for reading,
+ * on every handle start: costs a comparison and a test_bit() unless the
+ * free space just crossed the line.  Queues the SPACE_LOW work on a
+ * downward crossing, re-arms on an upward one.
+ */
+void jbd2tune_events_space(struct jbd2tune_journal *jt, unsigned int pct)
+{
+	struct jbd2tune_events *evs = &jt->events;
+	journal_t *journal = &jt->journal;
+	bool low = jbd2_log_space_left(journal) <
+		   jbd2tune_space_line(journal, pct);
+
+	if (low == test_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags))
+		return;
+	if (!low) {
+		clear_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags);
+		return;
+	}
+	if (test_and_set_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags) ||
+	    test_bit(JBD2TUNE_EV_STOPPED, &evs->flags))
+		return;
+	queue_work(system_wq, &evs->space_work);
+}
+
+static void jbd2tune_max_update64(atomic64_t *max, u64 v)
+{
+	s64 old = atomic64_read(max);
+
+	while ((u64)old < v && !atomic64_try_cmpxchg(max, &old, v))
+		;
+}
+
+/**
+ * jbd2tune_events_wait() - a task finished a wait: maybe a STALL
+ * @journal: the journal waited on
+ * @kind: which wait
+ * @us: how long, microseconds
+ *
+ * Called from jbd2tune_wait_done(), possibly with j_state_lock held for
+ * writing: never sends, never sleeps.  Shadow and space waits longer than
+ * JBD2TUNE_STALL_THRESHOLD_US are added to the pending stall, and the
+ * stall work is queued, delayed to keep JBD2TUNE_STALL_INTERVAL_MS after
+ * the previous message, unless it is queued already.
+ */
+void jbd2tune_events_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
+			  u64 us)
+{
+	struct jbd2tune_events *evs = &jbd2tune_of(journal)->events;
+	unsigned long next, now;
+	int bit;
+
+	if (us <= JBD2TUNE_STALL_THRESHOLD_US)
+		return;
+	if (kind == JBD2TUNE_WAIT_SHADOW)
+		bit = JBD2TUNE_STALL_SHADOW;
+	else if (kind == JBD2TUNE_WAIT_SPACE)
+		bit = JBD2TUNE_STALL_SPACE;
+	else
+		return;
+
+	atomic_or(bit, &evs->stall_kinds);
+	jbd2tune_max_update64(&evs->stall_max_us, us);
+	if (test_bit(JBD2TUNE_EV_STOPPED, &evs->flags) ||
+	    test_and_set_bit(JBD2TUNE_EV_STALL_QUEUED, &evs->flags))
+		return;
+	now = jiffies;
+	next = READ_ONCE(evs->stall_sent) + jbd2tune_stall_interval();
+	queue_delayed_work(system_wq, &evs->stall_work,
+			   time_before(now, next) ? next - now : 0);
+}
