@@ -61,6 +61,25 @@ struct jbd2tune_wait_stat {
 #define JBD2TUNE_RECLAIM_QUEUED		0	/* reclaim_work queued or running */
 #define JBD2TUNE_RECLAIM_STOPPED	1	/* journal aborted or going away */
 
+/**
+ * struct jbd2tune_events - netlink event state of a journal
+ *	(jbd2tune_netlink_events.c)
+ * @flags: JBD2TUNE_EV_* bits
+ * @stall_kinds: JBD2TUNE_STALL_* bits of the stalls not yet reported
+ * @stall_max_us: longest of those stalls, microseconds
+ * @stall_sent: jiffies of the last STALL message
+ * @space_work: sends SPACE_LOW
+ * @stall_work: sends STALL, at most once per JBD2TUNE_STALL_INTERVAL_MS
+ */
+struct jbd2tune_events {
+	unsigned long flags;
+	atomic_t stall_kinds;
+	atomic64_t stall_max_us;
+	unsigned long stall_sent;
+	struct work_struct space_work;
+	struct delayed_work stall_work;
+};
+
 struct jbd2tune_cfs;
 
 /**
@@ -77,6 +96,7 @@ struct jbd2tune_cfs;
  * @node: entry in jbd2tune_journals, under jbd2tune_lock
  * @registered: on jbd2tune_journals (under jbd2tune_lock)
  * @cfs: configfs group of the journal, or NULL
+ * @events: netlink event state
  */
 struct jbd2tune_journal {
 	journal_t journal;
@@ -91,6 +111,7 @@ struct jbd2tune_journal {
 	struct list_head node;
 	bool registered;
 	struct jbd2tune_cfs *cfs;
+	struct jbd2tune_events events;
 };
 
 /**
@@ -207,6 +228,35 @@ int jbd2tune_reclaim_init(void);
 void jbd2tune_reclaim_exit(void);
 void jbd2tune_reclaim_setup(struct jbd2tune_journal *jt);
 void jbd2tune_reclaim_stop(struct jbd2tune_journal *jt, bool sync);
+
+/**
+ * struct jbd2tune_event - what a multicast event adds to the journal's record
+ * @cmd: JBD2TUNE_CMD_JOURNAL_ADD, _JOURNAL_REMOVE, _SPACE_LOW or _STALL
+ * @stall_kind: STALL: JBD2TUNE_STALL_* bits
+ * @stall_max_us: STALL: longest wait since the previous STALL
+ * @threshold_blocks: SPACE_LOW: the free-space line that was crossed
+ */
+struct jbd2tune_event {
+	u8 cmd;
+	u8 stall_kind;
+	u64 stall_max_us;
+	u64 threshold_blocks;
+};
+
+/* jbd2tune_netlink.c */
+int jbd2tune_netlink_init(void);
+void jbd2tune_netlink_exit(void);
+void jbd2tune_nl_registry_changed(void);
+void jbd2tune_nl_notify(struct jbd2tune_journal *jt,
+			const struct jbd2tune_event *ev);
+
+/* jbd2tune_netlink_events.c */
+void jbd2tune_events_setup(struct jbd2tune_journal *jt);
+void jbd2tune_events_add(struct jbd2tune_journal *jt);
+void jbd2tune_events_remove(struct jbd2tune_journal *jt);
+void jbd2tune_events_space(struct jbd2tune_journal *jt, unsigned int pct);
+void jbd2tune_events_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
+			  u64 us);
 
 /* jbd2tune_configfs.c */
 int jbd2tune_configfs_init(void);

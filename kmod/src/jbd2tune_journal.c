@@ -115,6 +115,7 @@ journal_t *jbd2tune_journal_alloc(void)
 	jt->force_copy = jbd2tune_force_copy_default();
 	jt->reclaim_watermark_pct = jbd2tune_reclaim_watermark_pct_default();
 	jbd2tune_reclaim_setup(jt);
+	jbd2tune_events_setup(jt);
 	return &jt->journal;
 }
 
@@ -151,6 +152,7 @@ void jbd2tune_journal_register(journal_t *journal)
 	mutex_unlock(&jbd2tune_lock);
 
 	jbd2tune_configfs_add(jt);
+	jbd2tune_events_add(jt);
 }
 
 /**
@@ -174,6 +176,7 @@ void jbd2tune_journal_unregister(journal_t *journal)
 		jt->registered = false;
 	}
 	mutex_unlock(&jbd2tune_lock);
+	jbd2tune_events_remove(jt);
 }
 
 /**
@@ -209,6 +212,12 @@ int jbd2tune_init(void)
 		jbd2tune_reclaim_exit();
 		return err;
 	}
+	err = jbd2tune_netlink_init();
+	if (err) {
+		jbd2tune_configfs_exit();
+		jbd2tune_reclaim_exit();
+		return err;
+	}
 	return 0;
 }
 
@@ -219,6 +228,7 @@ int jbd2tune_init(void)
  */
 void jbd2tune_exit(void)
 {
+	jbd2tune_netlink_exit();
 	jbd2tune_configfs_exit();
 	jbd2tune_reclaim_exit();
 }

@@ -91,14 +91,16 @@ static void jbd2tune_reclaim_work(struct work_struct *work)
  * @journal: the journal a handle is being started on
  *
  * Called from add_transaction_credits() with j_state_lock held for
- * reading.  Costs one READ_ONCE() when reclaim is off; queues the
- * journal's work item at most once at a time.
+ * reading.  Costs one READ_ONCE() when reclaim is off (plus the
+ * SPACE_LOW check of jbd2tune_events_space()); queues the journal's work
+ * item at most once at a time.
  */
 void jbd2tune_handle_start(journal_t *journal)
 {
 	struct jbd2tune_journal *jt = jbd2tune_of(journal);
 	unsigned int pct = READ_ONCE(jt->reclaim_watermark_pct);
 
+	jbd2tune_events_space(jt, pct);
 	if (!pct)
 		return;
 	if (jbd2_log_space_left(journal) >=

@@ -55,6 +55,7 @@ void jbd2tune_wait_done(journal_t *journal, enum jbd2tune_wait_kind kind,
 	jbd2tune_max_update(&ws->max_us, us);
 	atomic64_inc(&ws->count);
 	jbd2tune_trace_wait(journal, kind, us);
+	jbd2tune_events_wait(journal, kind, us);
 }
 
 /**
