@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		.bus = "system",
 	};
 	struct jt_manager *m = NULL;
-	char err[1024];
+	char err[1024], *config_abs = NULL;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "c:nvh", options, NULL)) >= 0) {
@@ -80,12 +80,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	jt_log_setup(opt.verbose);
+	/* absolute, so PolicyFiles and reload messages name the file wherever we run */
+	config_abs = realpath(opt.config_file, NULL);
+	if (config_abs)
+		opt.config_file = config_abs;
 	r = jt_manager_new(&opt, &m, err, sizeof(err));
 	if (r < 0) {
 		log_error("%s", err[0] ? err : "cannot start");
+		free(config_abs);
 		return 1;
 	}
 	r = opt.once ? jt_manager_run_once(m) : jt_manager_run(m);
 	jt_manager_free(m);
+	free(config_abs);
 	return r;
 }

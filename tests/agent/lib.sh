@@ -37,7 +37,7 @@ fake_journal() {
 }
 
 # add_waits DIR KIND COUNT BUCKET - COUNT more waits of KIND (shadow|space|locked)
-# in histogram bucket BUCKET ([2^b, 2^(b+1)) us); totals and max follow.
+# in histogram bucket BUCKET ([2^b, 2^(b+1)) us); total and max follow.
 # Files are replaced by rename so the agent never reads half a file.
 add_waits() {
 	local d=$1 kind=$2 n=$3 b=$4 hist waits us max i new=""
@@ -47,7 +47,8 @@ add_waits() {
 	waits=$(( $(cat "$d/${kind}_waits") + n ))
 	us=$(( $(cat "$d/${kind}_wait_us") + n * (1 << b) ))
 	max=$(cat "$d/${kind}_wait_max_us")
-	(( (1 << b) > max )) && max=$((1 << b))
+	# the largest wait is taken at the top of the bucket, so it caps nothing
+	(( (2 << b) - 1 > max )) && max=$(( (2 << b) - 1 ))
 	put "$d/${kind}_wait_hist" "${new% }"
 	put "$d/${kind}_wait_us" "$us"
 	put "$d/${kind}_wait_max_us" "$max"
