@@ -66,6 +66,13 @@ demo_agent_stop() {
 	wait "$DEMO_AGENT_PID" 2>/dev/null
 }
 
+# demo_journal_path - D-Bus object path of the demo journal (ListJournals)
+demo_journal_path() {
+	busctl --system call org.jbd2tune1 /org/jbd2tune1 org.jbd2tune1.Manager \
+		ListJournals | grep -o "\"$DEMO_J\" \"[^\"]*\" \"/org/jbd2tune1/journal/[^\"]*\"" |
+		grep -o '/org/jbd2tune1/journal/[^"]*'
+}
+
 # demo_background_start - 4 buffered 4 KiB random read/write jobs, 60 %
 # reads, 100 IOPS each, until demo_background_stop
 demo_background_start() {

@@ -36,9 +36,7 @@ fi
 demo_phase auto
 echo
 echo "busctl introspect of the journal object:"
-path=$(busctl --system call org.jbd2tune1 /org/jbd2tune1 org.jbd2tune1.Manager \
-	ListJournals | grep -o '"/org/jbd2tune1/journal/[^"]*"' | head -n 1 | tr -d '"')
-busctl --system introspect org.jbd2tune1 "$path" org.jbd2tune1.Journal 2>&1 |
+busctl --system introspect org.jbd2tune1 "$(demo_journal_path)" org.jbd2tune1.Journal 2>&1 |
 	grep -E 'NAME|property' | head -n 30
 demo_background_stop
 demo_agent_stop
