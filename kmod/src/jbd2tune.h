@@ -68,6 +68,7 @@ struct jbd2tune_wait_stat {
  * @stall_kinds: JBD2TUNE_STALL_* bits of the stalls not yet reported
  * @stall_max_us: longest of those stalls, microseconds
  * @stall_sent: jiffies of the last STALL message
+ * @space_low_ns: CLOCK_MONOTONIC when free space last crossed below the line
  * @space_work: sends SPACE_LOW
  * @stall_work: sends STALL, at most once per JBD2TUNE_STALL_INTERVAL_MS
  */
@@ -76,6 +77,7 @@ struct jbd2tune_events {
 	atomic_t stall_kinds;
 	atomic64_t stall_max_us;
 	unsigned long stall_sent;
+	u64 space_low_ns;
 	struct work_struct space_work;
 	struct delayed_work stall_work;
 };
@@ -235,12 +237,15 @@ void jbd2tune_reclaim_stop(struct jbd2tune_journal *jt, bool sync);
  * @stall_kind: STALL: JBD2TUNE_STALL_* bits
  * @stall_max_us: STALL: longest wait since the previous STALL
  * @threshold_blocks: SPACE_LOW: the free-space line that was crossed
+ * @timestamp_ns: CLOCK_MONOTONIC when the event happened (for STALL: when
+ *	the work decided to send it)
  */
 struct jbd2tune_event {
 	u8 cmd;
 	u8 stall_kind;
 	u64 stall_max_us;
 	u64 threshold_blocks;
+	u64 timestamp_ns;
 };
 
 /* jbd2tune_netlink.c */

@@ -22,7 +22,6 @@
  */
 
 #include <linux/atomic.h>
-#include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/genetlink.h>
@@ -152,7 +151,7 @@ static int jbd2tune_nl_fill(struct sk_buff *skb, u32 portid, u32 seq,
 		goto cancel;
 	if (ev) {
 		if (jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_TIMESTAMP_NS,
-					ktime_get_ns()))
+					ev->timestamp_ns))
 			goto cancel;
 		if (cmd == JBD2TUNE_CMD_STALL &&
 		    (nla_put_u8(skb, JBD2TUNE_ATTR_STALL_KIND, ev->stall_kind) ||

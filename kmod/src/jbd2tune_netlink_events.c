@@ -27,6 +27,7 @@
 #include <linux/atomic.h>
 #include <linux/bitops.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/workqueue.h>
 
@@ -59,6 +60,7 @@ static void jbd2tune_space_work(struct work_struct *work)
 		.threshold_blocks =
 			jbd2tune_space_line(&jt->journal,
 					    READ_ONCE(jt->reclaim_watermark_pct)),
+		.timestamp_ns = READ_ONCE(jt->events.space_low_ns),
 	};
 
 	jbd2tune_nl_notify(jt, &ev);
@@ -93,6 +95,7 @@ static void jbd2tune_stall_work(struct work_struct *work)
 		return;
 	ev.stall_max_us = atomic64_xchg(&evs->stall_max_us, 0);
 	WRITE_ONCE(evs->stall_sent, jiffies);
+	ev.timestamp_ns = ktime_get_ns();
 	jbd2tune_nl_notify(jt, &ev);
 }
 
@@ -117,7 +120,10 @@ void jbd2tune_events_setup(struct jbd2tune_journal *jt)
  */
 void jbd2tune_events_add(struct jbd2tune_journal *jt)
 {
-	struct jbd2tune_event ev = { .cmd = JBD2TUNE_CMD_JOURNAL_ADD };
+	struct jbd2tune_event ev = {
+		.cmd = JBD2TUNE_CMD_JOURNAL_ADD,
+		.timestamp_ns = ktime_get_ns(),
+	};
 
 	jbd2tune_nl_registry_changed();
 	jbd2tune_nl_notify(jt, &ev);
@@ -135,7 +141,10 @@ void jbd2tune_events_add(struct jbd2tune_journal *jt)
 void jbd2tune_events_remove(struct jbd2tune_journal *jt)
 {
 	struct jbd2tune_events *evs = &jt->events;
-	struct jbd2tune_event ev = { .cmd = JBD2TUNE_CMD_JOURNAL_REMOVE };
+	struct jbd2tune_event ev = {
+		.cmd = JBD2TUNE_CMD_JOURNAL_REMOVE,
+		.timestamp_ns = ktime_get_ns(),
+	};
 
 	jbd2tune_nl_registry_changed();
 	set_bit(JBD2TUNE_EV_STOPPED, &evs->flags);
@@ -170,6 +179,7 @@ void jbd2tune_events_space(struct jbd2tune_journal *jt, unsigned int pct)
 	if (test_and_set_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags) ||
 	    test_bit(JBD2TUNE_EV_STOPPED, &evs->flags))
 		return;
+	WRITE_ONCE(evs->space_low_ns, ktime_get_ns());
 	queue_work(system_wq, &evs->space_work);
 }
 
