@@ -124,6 +124,9 @@ static int read_small(int dfd, const char *file, char *buf, size_t len)
 		if (n == 0)
 			break;
 		got += (size_t)n;
+		/* configfs hands out the whole value in one read: spare the EOF read */
+		if (buf[got - 1] == '\n')
+			break;
 	}
 	close(fd);
 	buf[got] = '\0';

@@ -333,8 +333,14 @@ void jt_manager_sample_all(struct jt_manager *m)
 	r = -1;
 	if (m->nl) {
 		r = jt_netlink_dump(m->nl, on_dump_sample, m);
-		if (r < 0)
+		if (r == -EINTR) {
+			/* incomplete: drop nobody now, the next dump (or event) tells */
+			for (j = m->journals; j; j = j->next)
+				j->seen = true;
+			r = 0;
+		} else if (r < 0) {
 			log_warning("netlink dump failed: %s; reading configfs instead", strerror(-r));
+		}
 	}
 	if (r < 0) {
 		r = jt_configfs_list(m->opt.configfs_root, &names);

@@ -202,6 +202,8 @@ int jt_netlink_dump(struct jt_netlink *nl, jt_netlink_sample_fn fn, void *userda
 	if (r < 0)
 		return -EIO;
 	r = nl_recvmsgs_default(nl->req);
+	if (r == -NLE_DUMP_INTR)
+		return -EINTR;	/* journals came or went meanwhile: some were skipped */
 	return r < 0 ? -EIO : 0;
 }
 

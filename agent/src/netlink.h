@@ -29,7 +29,9 @@ int jt_netlink_open(sd_event *event, jt_netlink_event_fn fn, void *userdata,
 
 /*
  * jt_netlink_dump - GET_JOURNAL dump; @fn is called once per journal with a
- * sample (time_us left 0).  Returns 0 or a negative errno.
+ * sample (time_us left 0).  Returns 0, -EINTR when the kernel flagged the
+ * dump interrupted (a journal came or went: some may be missing from it),
+ * or another negative errno.
  */
 int jt_netlink_dump(struct jt_netlink *nl, jt_netlink_sample_fn fn, void *userdata);
 
