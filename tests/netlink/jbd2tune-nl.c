@@ -9,6 +9,10 @@
  *                                   one line per event
  *   jbd2tune-nl fuzz N [--seed S]   N malformed requests, error counts
  *   jbd2tune-nl now                 CLOCK_MONOTONIC in microseconds
+ *   jbd2tune-nl mount DEV DIR [FSTYPE]
+ *                                   mount(2) (default ext4), printing
+ *                                   CLOCK_MONOTONIC before and after the
+ *                                   call: for measuring event latency
  *
  * A record is a block of key=value lines, keys named like the configfs
  * files (name=, force_copy=, ..., shadow_wait_hist=<24 counts>), ended
@@ -28,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -745,6 +750,21 @@ static int cmd_fuzz(unsigned long n, uint32_t seed)
 	return cmd_dump(1, 0) || noreply;
 }
 
+static int cmd_mount(const char *dev, const char *dir, const char *type)
+{
+	uint64_t t0, t1;
+
+	t0 = now_us();
+	if (mount(dev, dir, type, 0, NULL)) {
+		fprintf(stderr, "error: mount %s %s: %s\n", dev, dir,
+			strerror(errno));
+		return 1;
+	}
+	t1 = now_us();
+	printf("mount_start_us=%" PRIu64 " mount_end_us=%" PRIu64 "\n", t0, t1);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -752,7 +772,9 @@ static void usage(void)
 		"       %s get NAME\n"
 		"       %s listen [--count N] [--timeout-ms T]\n"
 		"       %s fuzz N [--seed S]\n"
-		"       %s now\n", prog, prog, prog, prog, prog);
+		"       %s now\n"
+		"       %s mount DEV DIR [FSTYPE]\n",
+		prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -778,6 +800,11 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "now")) {
 		printf("%" PRIu64 "\n", now_us());
 		return 0;
+	}
+	if (!strcmp(argv[1], "mount")) {
+		if (argc != 4 && argc != 5)
+			usage();
+		return cmd_mount(argv[2], argv[3], argc == 5 ? argv[4] : "ext4");
 	}
 	if (!strcmp(argv[1], "get")) {
 		if (argc != 3)

@@ -19,10 +19,13 @@ mkfs_ext4 /dev/vdb -J size=4
 mkdir -p /mnt/a /mnt/b
 
 # --- 1. mount -> JOURNAL_ADD, umount -> JOURNAL_REMOVE ----------------------
+# The client calls mount(2) itself, so the latency is measured from the
+# system call, not from the start of mount(8) (which spends most of its
+# time in exec and blkid probing under TCG; printed for comparison).
 nl_listen "$OUT/events-add.log"
-t0=$("$NL" now)
-run_ok mount mount -t ext4 /dev/vda /mnt/a
-t1=$("$NL" now)
+m=$("$NL" mount /dev/vda /mnt/a) || fail "mount /dev/vda"
+t0=$(field "$m" mount_start_us)
+t1=$(field "$m" mount_end_us)
 j=$(journal_name /dev/vda)
 [ -n "$j" ] || fail "no journal for vda"
 ev=$(wait_event "$OUT/events-add.log" JOURNAL_ADD "$j" 2000) ||
@@ -31,20 +34,34 @@ echo "$ev"
 t_rx=$(field "$ev" t_us)
 t_k=$(field "$ev" kernel_us)
 lat=$((t_rx - t0))
-log "JOURNAL_ADD latency: ${lat} us from the start of mount(8)" \
-	"(mount(8) ran $((t1 - t0)) us; kernel -> listener $((t_rx - t_k)) us)"
+log "JOURNAL_ADD latency: ${lat} us from mount(2)" \
+	"(mount(2) took $((t1 - t0)) us; kernel -> listener $((t_rx - t_k)) us)"
 echo "$lat" > "$OUT/journal-add-latency-us"
 assert_cmp "JOURNAL_ADD within 200 ms of mount" "$lat" -le 200000
+run_ok umount umount /mnt/a
+ev=$(wait_event "$OUT/events-add.log" JOURNAL_REMOVE "$j" 2000) ||
+	{ cat "$OUT/events-add.log"; fail "no JOURNAL_REMOVE for $j"; }
+nl_stop
+assert_eq "events in order" "JOURNAL_ADD JOURNAL_REMOVE" \
+	"$(grep -o 'event=[A-Z_]*' "$OUT/events-add.log" | cut -d= -f2 | xargs)"
+
+# the same with mount(8)
+nl_listen "$OUT/events-add2.log"
+t0=$("$NL" now)
+run_ok mount mount -t ext4 /dev/vda /mnt/a
+ev=$(wait_event "$OUT/events-add2.log" JOURNAL_ADD "$j" 2000) ||
+	{ cat "$OUT/events-add2.log"; fail "no JOURNAL_ADD for $j within 2 s"; }
+log "JOURNAL_ADD latency: $(($(field "$ev" t_us) - t0)) us from the start of mount(8)"
 assert_eq "JOURNAL_ADD log_blocks = configfs" "$(< "$CFS/$j/log_blocks")" \
 	"$(field "$ev" log_blocks)"
 
 run_ok umount umount /mnt/a
-ev=$(wait_event "$OUT/events-add.log" JOURNAL_REMOVE "$j" 2000) ||
-	{ cat "$OUT/events-add.log"; fail "no JOURNAL_REMOVE for $j"; }
+ev=$(wait_event "$OUT/events-add2.log" JOURNAL_REMOVE "$j" 2000) ||
+	{ cat "$OUT/events-add2.log"; fail "no JOURNAL_REMOVE for $j"; }
 echo "$ev"
 nl_stop
 assert_eq "events in order" "JOURNAL_ADD JOURNAL_REMOVE" \
-	"$(grep -o 'event=[A-Z_]*' "$OUT/events-add.log" | cut -d= -f2 | xargs)"
+	"$(grep -o 'event=[A-Z_]*' "$OUT/events-add2.log" | cut -d= -f2 | xargs)"
 
 # --- 2. GET_JOURNAL: dump and doit equal configfs ----------------------------
 run_ok mount mount -t ext4 /dev/vda /mnt/a
