@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Kernel-module helpers for the kmod-* VM tests, sourced after lib.sh:
+#   source "$PROJECT/tests/vm/lib.sh"; source "$PROJECT/tests/vm/lib-kmod.sh"
+
+CFS=/sys/kernel/config/jbd2
+PARAMS=/sys/module/jbd2/parameters
+
+# kmod_setup - ext4 on our jbd2, configfs mounted, the jbd2 tree present
+kmod_setup() {
+	load_ext4
+	mount_configfs
+	[ -d "$CFS" ] || fail "$CFS missing (configfs subsystem not registered)"
+}
+
+# jattr JOURNAL FILE - print one attribute of a journal's group
+jattr() {
+	cat "$CFS/$1/$2"
+}
+
+# jset JOURNAL FILE VALUE - write a knob; fails the test on error
+jset() {
+	printf '%s\n' "$3" > "$CFS/$1/$2" || fail "write $3 to $1/$2"
+}
+
+# try_write PATH BYTES - write BYTES (printf %b escapes) with one write(2);
+# prints "ok" or the errno name (EINVAL, EACCES, ...)
+try_write() {
+	python3 - "$1" "$2" <<'PY'
+import errno, os, sys
+path, data = sys.argv[1], sys.argv[2].encode().decode("unicode_escape").encode()
+try:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    print("ok")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, str(e.errno)))
+PY
+}
+
+# dev_journal_blocks DEV - journal length in blocks from dumpe2fs -h
+dev_journal_blocks() {
+	dumpe2fs -h "$1" 2>/dev/null | sed -n -e 's/^Total journal blocks: *//p' -e 's/^Journal length: *//p' | head -n 1
+}
+
+# hist_sum JOURNAL KIND - sum of the buckets of KIND_wait_hist
+hist_sum() {
+	jattr "$1" "$2_wait_hist" | awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }'
+}
+
+# hist_top JOURNAL KIND - index of the highest non-empty bucket (-1: none)
+hist_top() {
+	jattr "$1" "$2_wait_hist" | awk '{ t = -1; for (i = 1; i <= NF; i++) if ($i > 0) t = i - 1; print t }'
+}
+
+# dump_journal JOURNAL - every attribute, one "name value" line each
+dump_journal() {
+	local f
+	for f in "$CFS/$1"/*; do
+		printf '  %-24s %s\n' "$(basename "$f")" "$(cat "$f" 2>&1)"
+	done
+}

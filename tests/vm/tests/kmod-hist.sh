@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod test 7: histograms.  Shadow and locked waits from fio on a
+# write-throttled disk (vda), space waits from a create storm on the
+# smallest journal (vdb), both at once.  For each of the three waits: some
+# happened, the 24 buckets sum to the wait count, *_wait_us >= *_max_us,
+# and *_max_us falls in the highest non-empty bucket.
+# vm-disk: 256M,throttling.bps-write=6291456
+# vm-disk: 128M
+# vm-timeout: 240
+source "$PROJECT/tests/vm/lib.sh"
+source "$PROJECT/tests/vm/lib-kmod.sh"
+
+kmod_setup
+mkfs_ext4 /dev/vda -J size=16
+mkfs_ext4 /dev/vdb -J size=4
+mkdir -p /mnt/a /mnt/b
+run_ok "mount vda" mount -t ext4 /dev/vda /mnt/a
+run_ok "mount vdb" mount -t ext4 /dev/vdb /mnt/b
+ja=$(journal_name /dev/vda)
+jb=$(journal_name /dev/vdb)
+
+fio --name=layout --directory=/mnt/a --rw=write --bs=1m --size=8m --numjobs=4 \
+	--filename_format='rw.$jobnum' --output=/dev/null || fail "fio layout"
+sync
+cat > /tmp/h.fio <<'JOB'
+[global]
+directory=/mnt/a
+ioengine=psync
+time_based=1
+runtime=25
+[rw]
+rw=randrw
+rwmixread=60
+bs=4k
+size=8m
+numjobs=4
+rate_iops=100
+filename_format=rw.$jobnum
+[writer]
+rw=write
+bs=64k
+size=96m
+fallocate=none
+rate=4m
+filename=writer
+[meta]
+rw=write
+bs=4k
+size=4k
+nrfiles=1
+numjobs=2
+fsync=1
+create_on_open=1
+filename_format=meta.$jobnum.$filenum
+JOB
+fio --output=/dev/null /tmp/h.fio &
+fpid=$!
+python3 - /mnt/b <<'PY' &
+import os, sys
+top = sys.argv[1]
+for d in range(120):
+    dd = os.path.join(top, "d%d" % d)
+    os.mkdir(dd)
+    for f in range(80):
+        os.close(os.open(os.path.join(dd, "f%d" % f), os.O_CREAT | os.O_WRONLY, 0o644))
+PY
+spid=$!
+wait "$spid" || fail "create storm"
+wait "$fpid" || fail "fio"
+sync
+
+bucket() { # US -> histogram bucket
+	python3 -c "import sys; u = int(sys.argv[1]); print(min(u.bit_length() - 1, 23) if u > 0 else 0)" "$1"
+}
+seen=""
+for kind in shadow space locked; do
+	for j in "$ja" "$jb"; do
+		n=$(jattr "$j" "${kind}_waits")
+		sum=$(hist_sum "$j" "$kind")
+		max=$(jattr "$j" "${kind}_wait_max_us")
+		tot=$(jattr "$j" "${kind}_wait_us")
+		echo "$j $kind: waits=$n total_us=$tot max_us=$max hist: $(jattr "$j" "${kind}_wait_hist")"
+		assert_eq "$j ${kind}_wait_hist sums to ${kind}_waits" "$n" "$sum"
+		[ "$n" -gt 0 ] || continue
+		seen="$seen $kind"
+		assert_cmp "$j ${kind}_wait_us >= max" "$tot" -ge "$max"
+		assert_eq "$j ${kind}_wait_max_us $max in the highest non-empty bucket" \
+			"$(bucket "$max")" "$(hist_top "$j" "$kind")"
+	done
+done
+for kind in shadow space locked; do
+	case " $seen " in *" $kind "*) ;; *) fail "no $kind waits happened: the load did not exercise them" ;; esac
+done
+run_ok umount umount /mnt/a /mnt/b
+echo "kmod-hist: all checks passed"

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod test 3: lifecycle.  An fd kept open on force_copy across umount
+# reads and writes an error afterwards (no oops); 200 mount/umount cycles
+# while another process reads every attribute in a loop; rmmod jbd2 is
+# refused while a file system is mounted and works afterwards; the module
+# loads again and the group comes back.
+# vm-disk: 64M
+# vm-timeout: 300
+source "$PROJECT/tests/vm/lib.sh"
+source "$PROJECT/tests/vm/lib-kmod.sh"
+
+kmod_setup
+mkfs_ext4 /dev/vda -J size=4
+mkdir -p /mnt/a
+run_ok mount mount -t ext4 /dev/vda /mnt/a
+j=$(journal_name /dev/vda)
+
+# 1. fd open across umount (opened, never read: configfs caches a read)
+exec 3<> "$CFS/$j/force_copy"
+exec 4< "$CFS/$j/shadow_wait_hist"
+run_ok umount umount /mnt/a
+[ -e "$CFS/$j" ] && fail "group still there"
+if r=$(cat <&3 2>&1); then fail "read of the stale fd succeeded: '$r'"; fi
+echo "ok: read after umount fails: $r"
+if r=$( (printf '1\n' >&3) 2>&1); then fail "write to the stale fd succeeded"; fi
+echo "ok: write after umount fails: $r"
+if r=$(cat <&4 2>&1); then fail "read of the stale hist fd succeeded: '$r'"; fi
+echo "ok: hist read after umount fails: $r"
+r=$(rmmod jbd2 2>&1) && fail "rmmod jbd2 succeeded with ext4 loaded"
+exec 3>&- 4<&-
+echo "ok: stale fds closed"
+
+# 2. 200 mount/umount cycles with a concurrent reader of every attribute
+reader() {
+	local n=0 f
+	while [ ! -e /tmp/stop ]; do
+		for f in "$CFS"/*/*; do
+			cat "$f" > /dev/null 2>&1 && n=$((n + 1))
+		done
+	done
+	echo "$n" > /tmp/reads
+}
+reader &
+rpid=$!
+for i in $(seq 1 200); do
+	mount -t ext4 /dev/vda /mnt/a || fail "mount cycle $i"
+	[ $((i % 4)) = 0 ] && echo x > "/mnt/a/f$i"
+	[ -d "$CFS/$j" ] || fail "no group in cycle $i"
+	umount /mnt/a || fail "umount cycle $i"
+done
+touch /tmp/stop
+wait "$rpid"
+assert_cmp "attribute reads that succeeded during the cycles" "$(cat /tmp/reads)" -gt 0
+assert_eq "groups left after 200 cycles" "" "$(ls "$CFS")"
+fsck_clean /dev/vda
+
+# 3. rmmod refused while mounted, fine afterwards, load again
+run_ok mount mount -t ext4 /dev/vda /mnt/a
+r=$(rmmod jbd2 2>&1) && fail "rmmod jbd2 succeeded while mounted"
+echo "ok: rmmod jbd2 refused while mounted: $r"
+r=$(rmmod ext4 2>&1) && fail "rmmod ext4 succeeded while mounted"
+grep -q '^jbd2 ' /proc/modules || fail "jbd2 gone"
+run_ok umount umount /mnt/a
+run_ok "rmmod ext4" rmmod ext4
+run_ok "rmmod jbd2" rmmod jbd2
+[ -e "$CFS" ] && fail "$CFS still there after rmmod"
+echo "ok: jbd2 unloaded, $CFS gone"
+kmod_setup
+run_ok "mount after reload" mount -t ext4 /dev/vda /mnt/a
+[ -d "$CFS/$j" ] || fail "no group after reload"
+assert_eq "force_copy after reload" 0 "$(jattr "$j" force_copy)"
+run_ok umount umount /mnt/a
+fsck_clean /dev/vda
+echo "kmod-lifecycle: all checks passed"

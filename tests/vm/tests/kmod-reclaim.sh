@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod test 5: background reclaim.  The smallest journal (-J size=4) and a
+# mkdir/create storm (4 workers).  With reclaim_watermark_pct 0 nothing
+# runs in the background (reclaim_runs = 0) and handles wait for log space
+# in the foreground (space_waits > 0); with 50, the work runs
+# (reclaim_runs > 0) and fewer handles wait than with 0 in the same boot.
+# e2fsck -fn clean after each run.
+# vm-disk: 256M
+# vm-timeout: 300
+source "$PROJECT/tests/vm/lib.sh"
+source "$PROJECT/tests/vm/lib-kmod.sh"
+
+DIRS=${KMOD_RC_DIRS:-60}
+FILES=${KMOD_RC_FILES:-60}
+kmod_setup
+mkdir -p /mnt/a
+
+storm() { # WORKER
+	python3 - "/mnt/a/w$1" "$DIRS" "$FILES" <<'PY'
+import os, sys
+top, ndirs, nfiles = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.mkdir(top)
+for d in range(ndirs):
+    dd = os.path.join(top, "d%d" % d)
+    os.mkdir(dd)
+    for f in range(nfiles):
+        os.close(os.open(os.path.join(dd, "f%d" % f), os.O_CREAT | os.O_WRONLY, 0o644))
+PY
+}
+
+figs="space_waits space_wait_us space_wait_max_us reclaim_runs reclaim_blocks locked_waits shadow_waits"
+declare -A res
+for wm in 0 50; do
+	mkfs_ext4 /dev/vda -J size=4
+	run_ok mount mount -t ext4 /dev/vda /mnt/a
+	j=$(journal_name /dev/vda)
+	jset "$j" reclaim_watermark_pct "$wm"
+	log "storm with reclaim_watermark_pct=$wm: 4 x $DIRS dirs x $FILES files"
+	t0=$(date +%s.%N)
+	for w in 1 2 3 4; do storm "$w" & done
+	wait
+	t1=$(date +%s.%N)
+	line=""
+	for f in $figs; do
+		res[$wm.$f]=$(jattr "$j" "$f")
+		line="$line $f=${res[$wm.$f]}"
+	done
+	secs=$(echo "$t1 - $t0" | bc)
+	echo "RESULT reclaim_watermark_pct=$wm: storm ${secs}s;$line"
+	echo "RESULT reclaim_watermark_pct=$wm: space_wait_hist $(jattr "$j" space_wait_hist)"
+	echo "reclaim_watermark_pct=$wm ($KSERIES): log_blocks=$(jattr "$j" log_blocks) storm=${secs}s;$line" >> "$OUT/figures.txt"
+	n=$(find /mnt/a -type f | wc -l)
+	assert_eq "files created (wm $wm)" $((4 * DIRS * FILES)) "$n"
+	run_ok umount umount /mnt/a
+	fsck_clean /dev/vda
+done
+
+assert_eq "watermark 0: reclaim_runs" 0 "${res[0.reclaim_runs]}"
+assert_cmp "watermark 0: space_waits" "${res[0.space_waits]}" -gt 0
+assert_cmp "watermark 50: reclaim_runs" "${res[50.reclaim_runs]}" -gt 0
+assert_cmp "watermark 50: reclaim_blocks" "${res[50.reclaim_blocks]}" -gt 0
+assert_cmp "watermark 50 has fewer space waits than 0" \
+	"${res[50.space_waits]}" -lt "${res[0.space_waits]}"
+echo "kmod-reclaim: all checks passed"
