@@ -119,3 +119,13 @@ check() {
 		FAILED=1
 	fi
 }
+
+# check_sanitizers DIR - no AddressSanitizer/UBSan report in any agent log
+# under DIR (the agent's exit status alone cannot tell: status 1 is also a
+# documented outcome).
+check_sanitizers() {
+	local hits
+	hits=$(grep -lE "Sanitizer|runtime error:" "$1"/*log* 2>/dev/null)
+	[ -z "$hits" ] || { echo "# sanitizer reports in: $hits"; cat $hits; }
+	check "$S: no sanitizer report in the agent's logs" [ -z "$hits" ]
+}

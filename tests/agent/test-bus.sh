@@ -248,4 +248,5 @@ if command -v man > /dev/null; then
 else
 	result SKIP "$JT_SUITE: $S: man pages render" "man not installed"
 fi
+check_sanitizers "$tmp"
 exit $FAILED

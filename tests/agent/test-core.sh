@@ -151,4 +151,5 @@ check "$S: unreadable drop-in directory exits 1" \
 	eval '[ $rc = 1 ] && grep -q "$tmp/ok.conf.d: cannot read drop-in directory" <<< "$out"'
 "$JT_BIN" --bogus > /dev/null 2>&1
 check "$S: unknown option exits 2" [ $? = 2 ]
+check_sanitizers "$tmp"
 exit $FAILED
