@@ -46,8 +46,8 @@ wait_for 3 file_is "$cfs/vda-8/force_copy" 1
 t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
 echo "# force_copy on after $ms ms (interval 100 ms)"
-check "$S: shadow-wait p99 > 10 ms turns force_copy on within 5 intervals" \
-	eval '[ "$(cat "$cfs/vda-8/force_copy")" = 1 ] && [ "$ms" -le 500 ]'
+check "$S: shadow-wait p99 > 10 ms turns force_copy on within 10 intervals" \
+	eval '[ "$(cat "$cfs/vda-8/force_copy")" = 1 ] && [ "$ms" -le 1000 ]'
 check "$S: the decision is logged with reason and figures" \
 	grep -q "vda-8: force_copy 0->1: shadow-wait p99 65.2 ms > 10 ms over .* s (20 waits)" "$log"
 check "$S: the quiet journal is left alone" \
