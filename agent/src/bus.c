@@ -374,8 +374,10 @@ void jt_bus_modes_changed(struct jt_manager *m, struct jt_journal *j)
 {
 	if (!m->bus)
 		return;
+	/* a take-over by an administrator also changed the knob's value */
 	sd_bus_emit_properties_changed(m->bus, j->object_path, JOURNAL_IFACE,
-				       "ForceCopyMode", "ReclaimMode", NULL);
+				       "ForceCopyMode", "ReclaimMode", "ForceCopy",
+				       "ReclaimWatermarkPct", NULL);
 }
 
 void jt_bus_policy_changed(struct jt_manager *m)

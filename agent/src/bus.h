@@ -31,7 +31,7 @@ void jt_bus_journal_removed(struct jt_manager *m, struct jt_journal *j);
 void jt_bus_decision(struct jt_manager *m, struct jt_journal *j, enum jt_knob knob,
 		     int64_t old_value, int64_t new_value, const char *reason);
 
-/* Mode or managed state changed: PropertiesChanged of the *Mode properties. */
+/* Mode or managed state changed: PropertiesChanged of the modes and knob values. */
 void jt_bus_modes_changed(struct jt_manager *m, struct jt_journal *j);
 
 /* PolicyFiles changed after a reload. */

@@ -129,6 +129,12 @@ sleep 0.5
 add_waits "$cfs/vdb-12" shadow 20 15
 wait_for 3 file_is "$cfs/vdb-12/force_copy" 1
 sleep 0.3
+check "$S: ForceCopy and LastDecision follow the decision" eval '
+	prop_is $J/vdb_2d12 $JI ForceCopy "b true" &&
+	bc get-property org.jbd2tune1 $J/vdb_2d12 $JI LastDecision | grep -q "^s \"force_copy 0->1: shadow-wait p99"'
+put "$cfs/vdb-12/force_copy" 0		# an administrator takes the knob over
+wait_for 3 grep -q "vdb-12: force_copy 0: written by someone else" "$log"
+sleep 0.3
 kill $MON_PID; wait $MON_PID 2>/dev/null; MON_PID=
 check "$S: a decision emits the Decision signal with its figures" eval '
 	grep -A8 "Member=Decision" "$tmp/monitor" | grep -q "STRING \"vdb-12\";" &&
@@ -136,9 +142,10 @@ check "$S: a decision emits the Decision signal with its figures" eval '
 check "$S: a decision emits PropertiesChanged on the journal" eval '
 	grep "Member=PropertiesChanged" "$tmp/monitor" | grep -q "Path=$J/vdb_2d12 " &&
 	grep -A8 "Path=$J/vdb_2d12 .*PropertiesChanged" "$tmp/monitor" | grep -q "STRING \"ForceCopy\";"'
-check "$S: ForceCopy and LastDecision follow the decision" eval '
-	prop_is $J/vdb_2d12 $JI ForceCopy "b true" &&
-	bc get-property org.jbd2tune1 $J/vdb_2d12 $JI LastDecision | grep -q "^s \"force_copy 0->1: shadow-wait p99"'
+check "$S: an administrator's write shows as mode manual" eval '
+	prop_is $J/vdb_2d12 $JI ForceCopyMode "s \"manual\"" && prop_is $J/vdb_2d12 $JI ForceCopy "b false"'
+check "$S: ... announced with PropertiesChanged" \
+	grep -q 'STRING "manual";' "$tmp/monitor"
 
 # --- SetMode and Reload: root only, named errors ----------------------------
 out=$(dsend $M $MI.SetMode string:vda-8 string:force_copy string:on)
