@@ -320,6 +320,11 @@ static void update_status(struct jt_manager *m)
 	}
 }
 
+/* Look for a missing netlink family again this often. */
+#define JT_NETLINK_RETRY_US (60ULL * 1000000ULL)
+
+static void on_netlink_event(void *userdata, int cmd, const char *journal);
+
 void jt_manager_sample_all(struct jt_manager *m)
 {
 	struct jt_journal *j, *next;
@@ -330,6 +335,12 @@ void jt_manager_sample_all(struct jt_manager *m)
 
 	for (j = m->journals; j; j = j->next)
 		j->seen = false;
+	if (!m->nl && m->netlink_retry_us && now >= m->netlink_retry_us) {
+		/* the module may have been loaded since: look for the family again */
+		if (jt_netlink_open(m->event, on_netlink_event, m, &m->nl) == 0)
+			log_notice("netlink family " JBD2TUNE_GENL_NAME " found: sampling through it");
+		m->netlink_retry_us = m->nl ? 0 : now + JT_NETLINK_RETRY_US;
+	}
 	r = -1;
 	if (m->nl) {
 		r = jt_netlink_dump(m->nl, on_dump_sample, m);
@@ -593,11 +604,13 @@ int jt_manager_run(struct jt_manager *m)
 	} else {
 		r = jt_netlink_open(m->event, on_netlink_event, m, &m->nl);
 		if (r == -ENOENT)
-			log_notice("netlink family " JBD2TUNE_GENL_NAME " not found (module not loaded?): polling %s every %u ms",
+			log_notice("netlink family " JBD2TUNE_GENL_NAME " not found (module not loaded?): polling %s every %u ms, looking for the family again every minute",
 				   m->opt.configfs_root, m->policy.agent.interval_ms);
 		else if (r < 0)
 			log_warning("netlink unavailable (%s): polling %s every %u ms", strerror(-r),
 				    m->opt.configfs_root, m->policy.agent.interval_ms);
+		if (r == -ENOENT)
+			m->netlink_retry_us = now_us(CLOCK_MONOTONIC) + JT_NETLINK_RETRY_US;
 	}
 	if (strcmp(m->opt.bus, "none") != 0 && jt_bus_open(m) < 0)
 		return 1;

@@ -55,6 +55,7 @@ struct jt_manager {
 	bool ready;			/* READY=1 sent */
 	bool said_no_journals;
 	bool exiting;
+	uint64_t netlink_retry_us;	/* next attempt to find the family, 0 = none */
 	char status[640];
 	char last_decision_line[JT_NAME_MAX + JT_REASON_MAX + 100];
 	unsigned long decisions;

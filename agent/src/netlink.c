@@ -70,15 +70,16 @@ static int parse_msg(struct nl_msg *msg, struct nlattr **tb, uint8_t *cmd)
 	return r;
 }
 
-static int dump_cb(struct nl_msg *msg, void *arg)
+int jt_netlink_parse_record(struct nl_msg *msg, char name[JT_NAME_MAX], struct jt_sample *out)
 {
-	struct jt_netlink *nl = arg;
 	struct nlattr *tb[JBD2TUNE_ATTR_MAX + 1];
 	struct jt_sample s;
 	uint8_t cmd;
 
 	if (parse_msg(msg, tb, &cmd) < 0 || !tb[JBD2TUNE_ATTR_NAME])
-		return NL_SKIP;
+		return -EINVAL;
+	if (strlen(nla_get_string(tb[JBD2TUNE_ATTR_NAME])) >= JT_NAME_MAX)
+		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	s.knob[JT_KNOB_FORCE_COPY] = tb[JBD2TUNE_ATTR_FORCE_COPY] ?
 				     nla_get_u8(tb[JBD2TUNE_ATTR_FORCE_COPY]) : 0;
@@ -102,7 +103,20 @@ static int dump_cb(struct nl_msg *msg, void *arg)
 	get_hist(tb, JBD2TUNE_ATTR_SHADOW_WAIT_HIST, s.wait[JT_WAIT_SHADOW].hist);
 	get_hist(tb, JBD2TUNE_ATTR_SPACE_WAIT_HIST, s.wait[JT_WAIT_SPACE].hist);
 	get_hist(tb, JBD2TUNE_ATTR_LOCKED_WAIT_HIST, s.wait[JT_WAIT_LOCKED].hist);
-	nl->sample_fn(nl->sample_userdata, nla_get_string(tb[JBD2TUNE_ATTR_NAME]), &s);
+	strcpy(name, nla_get_string(tb[JBD2TUNE_ATTR_NAME]));
+	*out = s;
+	return cmd;
+}
+
+static int dump_cb(struct nl_msg *msg, void *arg)
+{
+	struct jt_netlink *nl = arg;
+	char name[JT_NAME_MAX];
+	struct jt_sample s;
+
+	if (jt_netlink_parse_record(msg, name, &s) < 0)
+		return NL_SKIP;
+	nl->sample_fn(nl->sample_userdata, name, &s);
 	return NL_OK;
 }
 

@@ -37,4 +37,14 @@ int jt_netlink_dump(struct jt_netlink *nl, jt_netlink_sample_fn fn, void *userda
 
 void jt_netlink_free(struct jt_netlink *nl);
 
+struct nl_msg;
+/*
+ * jt_netlink_parse_record - decode one GET_JOURNAL reply or event: the
+ * journal name into @name, the figures into @out (time_us 0; histograms of
+ * the wrong size and missing attributes read as 0).  Returns the message's
+ * command (>= 0), or -EINVAL when it does not parse or has no valid name
+ * (@name/@out untouched).
+ */
+int jt_netlink_parse_record(struct nl_msg *msg, char name[JT_NAME_MAX], struct jt_sample *out);
+
 #endif

@@ -136,6 +136,20 @@ check "$S: --once --dry-run writes nothing" file_is "$cfs/vda-8/force_copy" 0
 "$JT_BIN" --config "$tmp/p.conf" --configfs-root "$cfs" --once > /dev/null 2>&1; rc=$?
 check "$S: --once applies and exits 0" eval '[ $rc = 0 ] && file_is "$cfs/vda-8/force_copy" 1'
 
+# --- 10b. without --no-netlink and no module: polling, said once ------------
+start_agent "$log.nl" --config "$tmp/p.conf" --configfs-root "$cfs" --bus none
+wait_for 3 grep -q "vda-8: journal found" "$log.nl"
+sleep 0.5
+stop_agent TERM
+if grep -q "netlink unavailable" "$log.nl"; then
+	result SKIP "$JT_SUITE: $S: no netlink family: falls back to polling, says so once" \
+		"generic netlink sockets unavailable here"
+else
+	check "$S: no netlink family: falls back to polling, says so once" eval '
+		[ "$(grep -c "netlink family jbd2tune not found (module not loaded?): polling" "$log.nl")" = 1 ] &&
+		grep -q "vda-8: journal found" "$log.nl"'
+fi
+
 # --- 11. bad policy at start: exit 1 with file:line: key: why ----------------
 printf '[agent]\nwindow_s = 30\n[defaults]\nreclaim = sometimes\n' > "$tmp/bad.conf"
 out=$("$JT_BIN" --config "$tmp/bad.conf" --configfs-root "$cfs" --bus none 2>&1); rc=$?
