@@ -86,6 +86,7 @@ void jt_manager_free(struct jt_manager *m)
 	sd_event_source_disable_unref(m->timer);
 	sd_event_unref(m->event);
 	jt_policy_free(&m->policy);
+	jt_strv_free(m->read_failing);
 	free(m->dropin_dir);
 	free(m);
 }
@@ -242,6 +243,41 @@ static int journal_evaluate(struct jt_manager *m, struct jt_journal *j, const st
 	return 0;
 }
 
+/*
+ * Remember which journals' files failed to parse, so that a broken group is
+ * reported once rather than every interval.  Returns true when the state of
+ * @name changed (failing now, or well again).
+ */
+static bool note_read_failure(struct jt_manager *m, const char *name, bool failing)
+{
+	size_t i, n = 0;
+	char **v;
+
+	for (i = 0; m->read_failing && m->read_failing[i]; i++)
+		if (strcmp(m->read_failing[i], name) == 0)
+			break;
+	n = i;
+	if (m->read_failing && m->read_failing[i]) {
+		if (failing)
+			return false;
+		free(m->read_failing[i]);
+		for (; m->read_failing[i]; i++)
+			m->read_failing[i] = m->read_failing[i + 1];
+		return true;
+	}
+	if (!failing)
+		return false;
+	while (m->read_failing && m->read_failing[n])
+		n++;
+	v = realloc(m->read_failing, (n + 2) * sizeof(*v));
+	if (!v)
+		return true;
+	m->read_failing = v;
+	v[n] = strdup(name);
+	v[n + 1] = NULL;
+	return true;
+}
+
 /* Read @name from configfs and evaluate it; adds/removes the journal as needed. */
 static void sample_configfs_one(struct jt_manager *m, const char *name, uint64_t now)
 {
@@ -257,12 +293,15 @@ static void sample_configfs_one(struct jt_manager *m, const char *name, uint64_t
 		return;
 	}
 	if (r < 0) {
-		log_warning("%s: cannot read its configfs files: %s; skipped this time", name,
-			    strerror(-r));
+		if (note_read_failure(m, name, true))
+			log_warning("%s: cannot read its configfs files: %s; skipping it until they read well",
+				    name, strerror(-r));
 		if (j)
 			j->seen = true;
 		return;
 	}
+	if (note_read_failure(m, name, false))
+		log_info("%s: its configfs files read well again", name);
 	if (!j) {
 		j = journal_add(m, name);
 		if (!j)
@@ -355,8 +394,9 @@ void jt_manager_sample_all(struct jt_manager *m)
 	}
 	if (r < 0) {
 		r = jt_configfs_list(m->opt.configfs_root, &names);
-		if (r < 0 && r != -ENOENT)
+		if (r < 0 && r != -ENOENT && r != m->list_error)
 			log_warning("cannot list %s: %s", m->opt.configfs_root, strerror(-r));
+		m->list_error = r < 0 ? r : 0;
 		for (i = 0; names && names[i]; i++)
 			sample_configfs_one(m, names[i], now);
 		jt_strv_free(names);

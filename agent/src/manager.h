@@ -56,6 +56,8 @@ struct jt_manager {
 	bool said_no_journals;
 	bool exiting;
 	uint64_t netlink_retry_us;	/* next attempt to find the family, 0 = none */
+	int list_error;			/* last error listing the root, said once */
+	char **read_failing;		/* journals whose files did not parse, said once */
 	char status[640];
 	char last_decision_line[JT_NAME_MAX + JT_REASON_MAX + 100];
 	unsigned long decisions;

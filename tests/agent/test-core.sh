@@ -80,6 +80,17 @@ put "$cfs/vdb-12/locked_waits" 0
 check "$S: counters going backwards restart the window" \
 	wait_for 3 grep -q "vdb-12: counters went backwards" "$log"
 
+# --- 5b. a file holding junk: said once, the journal kept --------------------
+put "$cfs/vdb-12/free_blocks" "lots"
+wait_for 3 grep -q "vdb-12: cannot read its configfs files: Invalid argument" "$log"
+sleep 0.5
+check "$S: a file holding junk is reported once, not every interval" \
+	[ "$(grep -c "vdb-12: cannot read its configfs files" "$log")" = 1 ]
+put "$cfs/vdb-12/free_blocks" 30000
+check "$S: ... and its recovery too, without dropping the journal" eval '
+	wait_for 3 grep -q "vdb-12: its configfs files read well again" "$log" &&
+	! grep -q "vdb-12: journal gone" "$log"'
+
 # --- 6. SIGHUP with a bad policy keeps the old one --------------------------
 sed -i 's/^interval_ms = 100/interval_ms = 5/' "$tmp/p.conf"
 kill -HUP "$AGENT_PID"
@@ -165,5 +176,15 @@ check "$S: unreadable drop-in directory exits 1" \
 	eval '[ $rc = 1 ] && grep -q "$tmp/ok.conf.d: cannot read drop-in directory" <<< "$out"'
 "$JT_BIN" --bogus > /dev/null 2>&1
 check "$S: unknown option exits 2" [ $? = 2 ]
+check "$S: --version" eval '[ "$("$JT_BIN" --version)" = "jbd2-tuned 0.1" ]'
+help_names_all() {
+	local out o
+	out=$("$JT_BIN" --help) || return 1
+	for o in --config --dry-run --once --configfs-root --bus --no-netlink --verbose \
+		--version --help; do
+		grep -q -- "$o" <<< "$out" || return 1
+	done
+}
+check "$S: --help names every option" help_names_all
 check_sanitizers "$tmp"
 exit $FAILED
