@@ -64,3 +64,36 @@ dump_journal() {
 		printf '  %-24s %s\n' "$(basename "$f")" "$(cat "$f" 2>&1)"
 	done
 }
+
+# create_storm TOP WORKERS DIRS FILES FSYNC_EVERY - metadata storm: WORKERS
+# processes each make DIRS directories of FILES empty files under TOP,
+# fsync'ing every FSYNC_EVERY-th file (0: never) so that many small
+# transactions fill the log quickly.  Waits for all workers.
+create_storm() {
+	python3 - "$@" <<'PY'
+import os, sys
+top, workers, ndirs, nfiles, every = sys.argv[1], *map(int, sys.argv[2:6])
+pids = []
+for w in range(workers):
+    pid = os.fork()
+    if pid == 0:
+        base = os.path.join(top, "w%d" % w)
+        os.mkdir(base)
+        n = 0
+        for d in range(ndirs):
+            dd = os.path.join(base, "d%d" % d)
+            os.mkdir(dd)
+            for f in range(nfiles):
+                fd = os.open(os.path.join(dd, "f%d" % f), os.O_CREAT | os.O_WRONLY, 0o644)
+                n += 1
+                if every and n % every == 0:
+                    os.fsync(fd)
+                os.close(fd)
+        os._exit(0)
+    pids.append(pid)
+rc = 0
+for pid in pids:
+    rc |= os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+sys.exit(1 if rc else 0)
+PY
+}

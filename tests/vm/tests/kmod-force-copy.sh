@@ -56,6 +56,14 @@ fio --name=layout --directory=/mnt/a --rw=write --bs=1m --size=8m --numjobs=4 \
 	--filename_format='rw.$jobnum' --output=/dev/null || fail "fio layout"
 sync
 
+# tracepoints: ours (one event per wait) and jbd2's lock_buffer stalls,
+# the other place where a handle sleeps on a buffer under I/O
+T=/sys/kernel/tracing
+[ -d "$T/events/jbd2tune/jbd2tune_shadow_wait" ] || fail "no jbd2tune trace events"
+echo 8192 > "$T/buffer_size_kb"
+echo 1 > "$T/events/jbd2tune/enable"
+echo 1 > "$T/events/jbd2/jbd2_lock_buffer_stall/enable"
+
 declare -A res
 run_ok umount umount /mnt/a
 # Each run on a fresh mount: a new journal, so its counters (and the
@@ -65,6 +73,7 @@ for fc in ${KMOD_FC_ORDER:-0 1}; do
 	run_ok mount mount -t ext4 /dev/vda /mnt/a
 	jset "$j" force_copy "$fc"
 	before=$(snap)
+	echo > "$T/trace"
 	log "run force_copy=$fc for ${RUNTIME}s"
 	jobfile "fc$fc" > "/tmp/fc$fc.fio"
 	fio --output-format=json --output="$OUT/fio-fc$fc.json" "/tmp/fc$fc.fio" ||
@@ -90,6 +99,13 @@ print("writer ios=%d p50=%sms p99=%sms p99.9=%sms p99.99=%sms max=%sms bw=%dKiB/
     ms(p.get("99.900000", 0)), ms(p.get("99.990000", 0)), ms(c["max"]), w["bw"]))
 PY
 )
+	ev=$(grep -c 'jbd2tune_shadow_wait:' "$T/trace" || true)
+	assert_eq "force_copy=$fc: jbd2tune_shadow_wait events = shadow_waits" \
+		"${res[$fc.shadow_waits]}" "$ev"
+	stalls=$(grep 'jbd2_lock_buffer_stall:' "$T/trace" |
+		sed -n 's/.*stall_ms \([0-9]*\).*/\1/p' |
+		awk '{ n++; s += $1; if ($1 > m) m = $1 } END { printf "%d stalls, %d ms total, max %d ms", n, s, m }')
+	wl="$wl; lock_buffer: $stalls"
 	echo "RESULT force_copy=$fc: $wl"
 	echo "RESULT force_copy=$fc: waits$line"
 	echo "RESULT force_copy=$fc: shadow_wait_hist $(jattr "$j" shadow_wait_hist)"

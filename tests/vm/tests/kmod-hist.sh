@@ -57,15 +57,7 @@ filename_format=meta.$jobnum.$filenum
 JOB
 fio --output=/dev/null /tmp/h.fio &
 fpid=$!
-python3 - /mnt/b <<'PY' &
-import os, sys
-top = sys.argv[1]
-for d in range(120):
-    dd = os.path.join(top, "d%d" % d)
-    os.mkdir(dd)
-    for f in range(80):
-        os.close(os.open(os.path.join(dd, "f%d" % f), os.O_CREAT | os.O_WRONLY, 0o644))
-PY
+create_storm /mnt/b 4 30 50 5 &
 spid=$!
 wait "$spid" || fail "create storm"
 wait "$fpid" || fail "fio"

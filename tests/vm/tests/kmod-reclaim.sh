@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kmod test 5: background reclaim.  The smallest journal (-J size=4) and a
-# mkdir/create storm (4 workers).  With reclaim_watermark_pct 0 nothing
+# mkdir/create storm (4 workers, an fsync every 5th file so that many
+# small transactions fill the log).  With reclaim_watermark_pct 0 nothing
 # runs in the background (reclaim_runs = 0) and handles wait for log space
 # in the foreground (space_waits > 0); with 50, the work runs
 # (reclaim_runs > 0) and fewer handles wait than with 0 in the same boot.
@@ -12,23 +13,11 @@
 source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/tests/vm/lib-kmod.sh"
 
-DIRS=${KMOD_RC_DIRS:-60}
-FILES=${KMOD_RC_FILES:-60}
+DIRS=${KMOD_RC_DIRS:-40}
+FILES=${KMOD_RC_FILES:-50}
+EVERY=${KMOD_RC_FSYNC_EVERY:-5}
 kmod_setup
 mkdir -p /mnt/a
-
-storm() { # WORKER
-	python3 - "/mnt/a/w$1" "$DIRS" "$FILES" <<'PY'
-import os, sys
-top, ndirs, nfiles = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-os.mkdir(top)
-for d in range(ndirs):
-    dd = os.path.join(top, "d%d" % d)
-    os.mkdir(dd)
-    for f in range(nfiles):
-        os.close(os.open(os.path.join(dd, "f%d" % f), os.O_CREAT | os.O_WRONLY, 0o644))
-PY
-}
 
 figs="space_waits space_wait_us space_wait_max_us reclaim_runs reclaim_blocks locked_waits shadow_waits"
 declare -A res
@@ -37,10 +26,9 @@ for wm in 0 50; do
 	run_ok mount mount -t ext4 /dev/vda /mnt/a
 	j=$(journal_name /dev/vda)
 	jset "$j" reclaim_watermark_pct "$wm"
-	log "storm with reclaim_watermark_pct=$wm: 4 x $DIRS dirs x $FILES files"
+	log "storm with reclaim_watermark_pct=$wm: 4 x $DIRS dirs x $FILES files, fsync every $EVERY"
 	t0=$(date +%s.%N)
-	for w in 1 2 3 4; do storm "$w" & done
-	wait
+	create_storm /mnt/a 4 "$DIRS" "$FILES" "$EVERY" || fail "create storm"
 	t1=$(date +%s.%N)
 	line=""
 	for f in $figs; do
