@@ -202,12 +202,16 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 		if (r == -ENOENT || r == -ENODEV)
 			return -ENOENT;
 		if (r < 0) {
-			log_error("%s: %s %lld->%lld: write failed: %s; keeping %lld", j->name, knob,
-				  (long long)d->old_value, (long long)d->new_value, strerror(-r),
-				  (long long)d->old_value);
+			/* retried each interval; said again only when the error changes */
+			jt_log(r == j->write_error[d->knob] ? LOG_DEBUG : LOG_ERR,
+			       "%s: %s %lld->%lld: write failed: %s; keeping %lld, retrying each interval",
+			       j->name, knob, (long long)d->old_value, (long long)d->new_value,
+			       strerror(-r), (long long)d->old_value);
+			j->write_error[d->knob] = r;
 			jt_policy_write_failed(&j->state, d->knob, d->old_value);
 			return 0;
 		}
+		j->write_error[d->knob] = 0;
 		j->last.knob[d->knob] = d->new_value;	/* what the bus shows until the next sample */
 	}
 	snprintf(line, sizeof(line), "%s %lld->%lld: %s%s", knob, (long long)d->old_value,

@@ -32,6 +32,7 @@ struct jt_journal {
 	char last_decision[JT_REASON_MAX + 96];
 	uint64_t last_decision_realtime_us;
 	bool seen;				/* in the current scan */
+	int write_error[JT_KNOBS];		/* last failed write (-errno), said once */
 	struct jt_journal *next;
 };
 
