@@ -40,14 +40,16 @@ check "$S: [mount /data] section sets vdb-12's watermark to 30" \
 sleep 0.3
 
 # --- 2. a stall turns force_copy on within a few intervals -------------------
-t0=$(date +%s%N)
 add_waits "$cfs/vda-8" shadow 20 15		# 20 waits of 32..65 ms
+t0=$(date +%s%N)
 wait_for 3 file_is "$cfs/vda-8/force_copy" 1
 t1=$(date +%s%N)
 ms=$(( (t1 - t0) / 1000000 ))
 echo "# force_copy on after $ms ms (interval 100 ms)"
-check "$S: shadow-wait p99 > 10 ms turns force_copy on within 10 intervals" \
-	eval '[ "$(cat "$cfs/vda-8/force_copy")" = 1 ] && [ "$ms" -le 1000 ]'
+# one or two intervals on an idle machine; the bound leaves room for a
+# loaded CI machine (kernel builds beside us) and the ASan build
+check "$S: shadow-wait p99 > 10 ms turns force_copy on within 15 intervals" \
+	eval '[ "$(cat "$cfs/vda-8/force_copy")" = 1 ] && [ "$ms" -le 1500 ]'
 check "$S: the decision is logged with reason and figures" \
 	grep -q "vda-8: force_copy 0->1: shadow-wait p99 65.2 ms > 10 ms over .* s (20 waits)" "$log"
 check "$S: the quiet journal is left alone" \
