@@ -2,9 +2,13 @@
 /*
  * jbd2tune-nl - test client of the jbd2tune generic netlink family
  *
- *   jbd2tune-nl dump [--repeat N]   one record per journal; with --repeat,
- *                                   N dumps and a summary line only
- *   jbd2tune-nl get NAME            the record of one journal
+ *   jbd2tune-nl dump [--repeat N] [--duration-ms T]
+ *                                   one record per journal; with --repeat,
+ *                                   N dumps (or as many as fit in T ms)
+ *                                   and a summary line only
+ *   jbd2tune-nl get NAME [--repeat N] [--duration-ms T]
+ *                                   the record of one journal; repeated:
+ *                                   a summary, ENOENT counted apart
  *   jbd2tune-nl listen [--count N] [--timeout-ms T]
  *                                   one line per event
  *   jbd2tune-nl fuzz N [--seed S]   N malformed requests, error counts
@@ -375,18 +379,37 @@ static void report(const char *op, struct reply_state *st)
 		st->msg[0] ? st->msg : "no message");
 }
 
-static int cmd_get(const char *name)
-{
-	struct reply_state st = { .print = 1 };
-	struct nl_sock *sk = open_sock(&st);
-	int err = request(sk, &st, name, 0);
+/* CLOCK_MONOTONIC us after which repeated requests stop; 0: never */
+static uint64_t deadline;
 
-	nl_socket_free(sk);
-	if (err) {
-		report("get", &st);
-		return 1;
+static int expired(void)
+{
+	return deadline && now_us() >= deadline;
+}
+
+static int cmd_get(const char *name, unsigned long repeat)
+{
+	struct reply_state st = { .print = repeat == 1 && !deadline };
+	struct nl_sock *sk = open_sock(&st);
+	unsigned long i, ok = 0, gone = 0, errors = 0;
+	int err;
+
+	for (i = 0; i < repeat && !expired(); i++) {
+		err = request(sk, &st, name, 0);
+		if (!err) {
+			ok++;
+		} else if (err == -ENOENT && !st.print) {
+			gone++;
+		} else {
+			errors++;
+			report("get", &st);
+		}
 	}
-	return 0;
+	nl_socket_free(sk);
+	if (!st.print)
+		printf("gets=%lu answered=%lu enoent=%lu errors=%lu\n",
+		       ok + gone + errors, ok, gone, errors);
+	return errors ? 1 : 0;
 }
 
 /*
@@ -395,12 +418,12 @@ static int cmd_get(const char *name)
  */
 static int cmd_dump(unsigned long repeat, int print)
 {
-	struct reply_state st = { .print = print && repeat == 1 };
+	struct reply_state st = { .print = print && repeat == 1 && !deadline };
 	struct nl_sock *sk = open_sock(&st);
 	unsigned long i, intr = 0, errors = 0, records = 0;
 	int tries, err;
 
-	for (i = 0; i < repeat; i++) {
+	for (i = 0; i < repeat && !expired(); i++) {
 		for (tries = 0; tries < 5; tries++) {
 			st.records = 0;
 			err = request(sk, &st, NULL, 1);
@@ -415,9 +438,9 @@ static int cmd_dump(unsigned long repeat, int print)
 		records += st.records;
 	}
 	nl_socket_free(sk);
-	if (repeat > 1)
+	if (repeat > 1 || deadline)
 		printf("dumps=%lu records=%lu interrupted=%lu errors=%lu\n",
-		       repeat, records, intr, errors);
+		       i, records, intr, errors);
 	return errors ? 1 : 0;
 }
 
@@ -768,8 +791,8 @@ static int cmd_mount(const char *dev, const char *dir, const char *type)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: %s dump [--repeat N]\n"
-		"       %s get NAME\n"
+		"usage: %s dump [--repeat N] [--duration-ms T]\n"
+		"       %s get NAME [--repeat N] [--duration-ms T]\n"
 		"       %s listen [--count N] [--timeout-ms T]\n"
 		"       %s fuzz N [--seed S]\n"
 		"       %s now\n"
@@ -806,21 +829,24 @@ int main(int argc, char **argv)
 			usage();
 		return cmd_mount(argv[2], argv[3], argc == 5 ? argv[4] : "ext4");
 	}
-	if (!strcmp(argv[1], "get")) {
-		if (argc != 3)
-			usage();
-		return cmd_get(argv[2]);
-	}
-	if (!strcmp(argv[1], "dump")) {
+	if (!strcmp(argv[1], "get") || !strcmp(argv[1], "dump")) {
+		int get = !strcmp(argv[1], "get");
 		unsigned long repeat = 1;
 
-		for (i = 2; i < argc; i++) {
+		if (get && argc < 3)
+			usage();
+		for (i = 2 + get; i < argc; i++) {
 			if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
 				repeat = num(argv[++i]);
+			else if (!strcmp(argv[i], "--duration-ms") &&
+				 i + 1 < argc)
+				deadline = now_us() + num(argv[++i]) * 1000;
 			else
 				usage();
 		}
-		return cmd_dump(repeat ? repeat : 1, 1);
+		if (!repeat)
+			repeat = 1;
+		return get ? cmd_get(argv[2], repeat) : cmd_dump(repeat, 1);
 	}
 	if (!strcmp(argv[1], "listen")) {
 		unsigned long count = 0;
