@@ -611,8 +611,14 @@ static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *user
 	if (jt_mounts_load(&t) < 0)
 		return 0;
 	for (j = m->journals; j; j = j->next) {
+		char before[256];
+
+		snprintf(before, sizeof(before), "%s", j->mounts[0] ? j->mounts[0] : "");
 		journal_set_mounts(j, &t);
 		journal_resolve(m, j);
+		if (strcmp(before, j->mounts[0] ? j->mounts[0] : "") != 0)
+			log_info("%s: now %s%s", j->name, j->mounts[0] ? "mounted on " : "not mounted",
+				 j->mounts[0] ? j->mounts[0] : "");
 	}
 	jt_mounts_free(&t);
 	return 0;
