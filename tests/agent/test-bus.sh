@@ -179,11 +179,21 @@ check "$S: Reload as root succeeds and forgets SetMode" eval '! grep -q "^Error"
 	prop_is $J/vda_2d8 $JI ForceCopyMode "s \"auto\""'
 
 # --- objects appear and vanish with journals --------------------------------
+busctl --address="$BUS_ADDR" monitor org.jbd2tune1 > "$tmp/monitor3" 2>&1 &
+MON_PID=$!
+sleep 0.5
 fake_journal "$cfs" vdc-3
 check "$S: a new journal's object appears" eval 'wait_for 3 eval "bc tree org.jbd2tune1 | grep -q $J/vdc_2d3"'
 rm -rf "$cfs/vdc-3"
 check "$S: a removed journal's object vanishes" eval 'wait_for 3 eval "! bc tree org.jbd2tune1 | grep -q vdc_2d3"'
 check "$S: ... and its properties are gone" eval '! bc get-property org.jbd2tune1 $J/vdc_2d3 $JI Name >/dev/null 2>&1'
+sleep 0.3
+kill $MON_PID; wait $MON_PID 2>/dev/null; MON_PID=
+check "$S: InterfacesAdded and InterfacesRemoved announce the journal object" eval '
+	grep -A3 "Member=InterfacesAdded" "$tmp/monitor3" | grep -q "OBJECT_PATH \"$J/vdc_2d3\";" &&
+	grep -A3 "Member=InterfacesRemoved" "$tmp/monitor3" | grep -q "OBJECT_PATH \"$J/vdc_2d3\";"'
+check "$S: ... and the Journals property changes" \
+	eval 'grep -A6 "Path=/org/jbd2tune1 .*Member=PropertiesChanged" "$tmp/monitor3" | grep -q "STRING \"Journals\";"'
 
 # --- the bus goes away: exit 1 (systemd restarts us), knobs restored ---------
 dsend $M $MI.SetMode string:vda-8 string:force_copy string:on > /dev/null
