@@ -86,6 +86,11 @@ static const struct scenario scenarios[] = {
 		{ 23, 20, MS(15), 0, KEEP, KEEP, 0, "SET force_copy 0->1" },
 		{ 28, 0, 0, 0, KEEP, KEEP, 0, "SET force_copy 1->0" },	/* base hold again */
 		{ -1 } } },
+	{ "found on under auto: held from first sight, then tried off", FC_AUTO, false, 1, 0, {
+		{ 1, 0, 0, 0, KEEP, KEEP, 0, "" },
+		{ 5, 0, 0, 0, KEEP, KEEP, 0, "" },
+		{ 6, 0, 0, 0, KEEP, KEEP, 0, "SET force_copy 1->0" },
+		{ -1 } } },
 	{ "flapping input is held back by the hold", FC_AUTO, false, 0, 0, {
 		{ 1, 0, 0, 0, KEEP, KEEP, 0, "" },
 		{ 2, 20, MS(15), 0, KEEP, KEEP, 0, "SET force_copy 0->1" },
