@@ -4,7 +4,8 @@
 # Generic netlink family jbd2tune: JOURNAL_ADD on mount (latency measured)
 # and JOURNAL_REMOVE on umount; GET_JOURNAL dump and doit equal to the
 # configfs files read around them; unknown name -> ENOENT with a message;
-# a fuzz loop of malformed requests -> errors only, no oops.
+# a fuzz loop of malformed requests -> errors only, no oops; the family
+# goes away with the module and comes back with it.
 # Needs tests/netlink/jbd2tune-nl built on the host.
 # vm-disk: 256M
 # vm-disk: 256M
@@ -149,4 +150,18 @@ run_ok umount umount /mnt/b
 assert_eq "dump after umount" "" "$("$NL" dump)"
 fsck_clean /dev/vda
 fsck_clean /dev/vdb
+
+# --- 4. module unload and reload with a listener joined ---------------------
+nl_listen "$OUT/events-rmmod.log"
+run_ok "rmmod ext4" rmmod ext4
+run_ok "rmmod jbd2" rmmod jbd2
+err=$("$NL" dump 2>&1) && fail "dump succeeded without jbd2 loaded"
+case "$err" in
+*"not found"*) echo "ok: family gone with the module ($err)" ;;
+*) fail "dump without the module: '$err'" ;;
+esac
+load_ext4
+"$NL" dump > /dev/null || fail "dump after reloading jbd2"
+echo "ok: family back after reloading jbd2"
+nl_stop
 echo "netlink-basic: all checks passed"
