@@ -65,6 +65,9 @@ struct jbd2tune_wait_stat {
  * struct jbd2tune_events - netlink event state of a journal
  *	(jbd2tune_netlink_events.c)
  * @flags: JBD2TUNE_EV_* bits
+ * @stall_lock: protects @stall_queued, @stall_kinds and @stall_max_us, and
+ *	orders queueing the work items with JBD2TUNE_EV_STOPPED
+ * @stall_queued: @stall_work is queued and will look at the stalls
  * @stall_kinds: JBD2TUNE_STALL_* bits of the stalls not yet reported
  * @stall_max_us: longest of those stalls, microseconds
  * @stall_sent: jiffies of the last STALL message
@@ -74,8 +77,11 @@ struct jbd2tune_wait_stat {
  */
 struct jbd2tune_events {
 	unsigned long flags;
-	atomic_t stall_kinds;
-	atomic64_t stall_max_us;
+	/* the stall_* fields below; queueing vs. JBD2TUNE_EV_STOPPED */
+	spinlock_t stall_lock;
+	bool stall_queued;
+	unsigned int stall_kinds;
+	u64 stall_max_us;
 	unsigned long stall_sent;
 	u64 space_low_ns;
 	struct work_struct space_work;
@@ -156,6 +162,12 @@ struct jbd2tune_snapshot {
 	u64 reclaim_blocks;
 };
 
+/**
+ * jbd2tune_of() - our state of a journal
+ * @journal: a journal allocated by jbd2tune_journal_alloc() (all are)
+ *
+ * Return: the struct jbd2tune_journal that embeds @journal.
+ */
 static inline struct jbd2tune_journal *jbd2tune_of(journal_t *journal)
 {
 	return container_of(journal, struct jbd2tune_journal, journal);

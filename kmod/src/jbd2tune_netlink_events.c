@@ -22,6 +22,9 @@
  * pending stall and queues the delayed stall work unless it is queued
  * already; the work sends one message for everything pending and never
  * runs sooner than JBD2TUNE_STALL_INTERVAL_MS after the previous message.
+ * The pending stall is kept under a spinlock of the journal (stall_lock),
+ * taken only by waits that slept longer than the threshold and by the
+ * work, so a message's kinds and maximum always describe the same waits.
  */
 
 #include <linux/atomic.h>
@@ -35,8 +38,7 @@
 
 /* Bits of jbd2tune_events.flags */
 #define JBD2TUNE_EV_SPACE_LOW		0	/* below the line, reported */
-#define JBD2TUNE_EV_STALL_QUEUED	1	/* stall_work queued or waiting */
-#define JBD2TUNE_EV_STOPPED		2	/* journal going away */
+#define JBD2TUNE_EV_STOPPED		1	/* journal going away */
 
 /* One jiffy more, so two messages are never less than the interval apart. */
 static unsigned long jbd2tune_stall_interval(void)
@@ -72,29 +74,28 @@ static void jbd2tune_stall_work(struct work_struct *work)
 		container_of(to_delayed_work(work), struct jbd2tune_journal,
 			     events.stall_work);
 	struct jbd2tune_events *evs = &jt->events;
-	unsigned long next = READ_ONCE(evs->stall_sent) +
-			     jbd2tune_stall_interval();
 	struct jbd2tune_event ev = { .cmd = JBD2TUNE_CMD_STALL };
+	unsigned long now = jiffies;
+	unsigned long next = evs->stall_sent + jbd2tune_stall_interval();
 
-	/* Queued early by a wait that raced with the previous message. */
-	if (time_before(jiffies, next)) {
-		queue_delayed_work(system_wq, &evs->stall_work, next - jiffies);
+	/* Never sooner than the interval after the previous message. */
+	if (time_before(now, next)) {
+		queue_delayed_work(system_wq, &evs->stall_work, next - now);
 		return;
 	}
 
-	/*
-	 * Clear QUEUED before taking the pending stall: a wait that adds to
-	 * it after the atomic_xchg() below then queues us again instead of
-	 * being lost.  A run that finds nothing pending sends nothing.
-	 */
-	clear_bit(JBD2TUNE_EV_STALL_QUEUED, &evs->flags);
-	/* order the clear before the xchg, pairs with test_and_set_bit() */
-	smp_mb__after_atomic();
-	ev.stall_kind = atomic_xchg(&evs->stall_kinds, 0);
+	spin_lock(&evs->stall_lock);
+	evs->stall_queued = false;
+	ev.stall_kind = evs->stall_kinds;
+	ev.stall_max_us = evs->stall_max_us;
+	evs->stall_kinds = 0;
+	evs->stall_max_us = 0;
+	spin_unlock(&evs->stall_lock);
 	if (!ev.stall_kind)
 		return;
-	ev.stall_max_us = atomic64_xchg(&evs->stall_max_us, 0);
-	WRITE_ONCE(evs->stall_sent, jiffies);
+
+	/* only this work writes stall_sent; the wait path reads it */
+	WRITE_ONCE(evs->stall_sent, now);
 	ev.timestamp_ns = ktime_get_ns();
 	jbd2tune_nl_notify(jt, &ev);
 }
@@ -107,6 +108,7 @@ void jbd2tune_events_setup(struct jbd2tune_journal *jt)
 {
 	struct jbd2tune_events *evs = &jt->events;
 
+	spin_lock_init(&evs->stall_lock);
 	INIT_WORK(&evs->space_work, jbd2tune_space_work);
 	INIT_DELAYED_WORK(&evs->stall_work, jbd2tune_stall_work);
 	evs->stall_sent = jiffies - jbd2tune_stall_interval();
@@ -147,7 +149,9 @@ void jbd2tune_events_remove(struct jbd2tune_journal *jt)
 	};
 
 	jbd2tune_nl_registry_changed();
+	spin_lock(&evs->stall_lock);
 	set_bit(JBD2TUNE_EV_STOPPED, &evs->flags);
+	spin_unlock(&evs->stall_lock);
 	cancel_work_sync(&evs->space_work);
 	cancel_delayed_work_sync(&evs->stall_work);
 	jbd2tune_nl_notify(jt, &ev);
@@ -176,19 +180,15 @@ void jbd2tune_events_space(struct jbd2tune_journal *jt, unsigned int pct)
 		clear_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags);
 		return;
 	}
-	if (test_and_set_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags) ||
-	    test_bit(JBD2TUNE_EV_STOPPED, &evs->flags))
+	if (test_and_set_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags))
 		return;
-	WRITE_ONCE(evs->space_low_ns, ktime_get_ns());
-	queue_work(system_wq, &evs->space_work);
-}
-
-static void jbd2tune_max_update64(atomic64_t *max, u64 v)
-{
-	s64 old = atomic64_read(max);
-
-	while ((u64)old < v && !atomic64_try_cmpxchg(max, &old, v))
-		;
+	/* a crossing is rare: take the lock that orders us with STOPPED */
+	spin_lock(&evs->stall_lock);
+	if (!test_bit(JBD2TUNE_EV_STOPPED, &evs->flags)) {
+		WRITE_ONCE(evs->space_low_ns, ktime_get_ns());
+		queue_work(system_wq, &evs->space_work);
+	}
+	spin_unlock(&evs->stall_lock);
 }
 
 /**
@@ -199,9 +199,10 @@ static void jbd2tune_max_update64(atomic64_t *max, u64 v)
  *
  * Called from jbd2tune_wait_done(), possibly with j_state_lock held for
  * writing: never sends, never sleeps.  Shadow and space waits longer than
- * JBD2TUNE_STALL_THRESHOLD_US are added to the pending stall, and the
- * stall work is queued, delayed to keep JBD2TUNE_STALL_INTERVAL_MS after
- * the previous message, unless it is queued already.
+ * JBD2TUNE_STALL_THRESHOLD_US are added to the pending stall under
+ * stall_lock, and the stall work is queued, delayed to keep
+ * JBD2TUNE_STALL_INTERVAL_MS after the previous message, unless it is
+ * queued already.
  */
 void jbd2tune_events_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
 			  u64 us)
@@ -219,13 +220,20 @@ void jbd2tune_events_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
 	else
 		return;
 
-	atomic_or(bit, &evs->stall_kinds);
-	jbd2tune_max_update64(&evs->stall_max_us, us);
-	if (test_bit(JBD2TUNE_EV_STOPPED, &evs->flags) ||
-	    test_and_set_bit(JBD2TUNE_EV_STALL_QUEUED, &evs->flags))
-		return;
-	now = jiffies;
-	next = READ_ONCE(evs->stall_sent) + jbd2tune_stall_interval();
-	queue_delayed_work(system_wq, &evs->stall_work,
-			   time_before(now, next) ? next - now : 0);
+	/*
+	 * Queued under the lock, so jbd2tune_events_remove(), which sets
+	 * STOPPED under it too, cancels any work a wait has queued.
+	 */
+	spin_lock(&evs->stall_lock);
+	evs->stall_kinds |= bit;
+	evs->stall_max_us = max(evs->stall_max_us, us);
+	if (!evs->stall_queued &&
+	    !test_bit(JBD2TUNE_EV_STOPPED, &evs->flags)) {
+		evs->stall_queued = true;
+		now = jiffies;
+		next = READ_ONCE(evs->stall_sent) + jbd2tune_stall_interval();
+		queue_delayed_work(system_wq, &evs->stall_work,
+				   time_before(now, next) ? next - now : 0);
+	}
+	spin_unlock(&evs->stall_lock);
 }
