@@ -70,7 +70,7 @@ struct jbd2tune_wait_stat {
  * @stall_queued: @stall_work is queued and will look at the stalls
  * @stall_kinds: JBD2TUNE_STALL_* bits of the stalls not yet reported
  * @stall_max_us: longest of those stalls, microseconds
- * @stall_sent: jiffies of the last STALL message
+ * @stall_sent_ns: CLOCK_MONOTONIC of the last STALL message (its timestamp)
  * @space_low_ns: CLOCK_MONOTONIC when free space last crossed below the line
  * @space_work: sends SPACE_LOW
  * @stall_work: sends STALL, at most once per JBD2TUNE_STALL_INTERVAL_MS
@@ -82,7 +82,7 @@ struct jbd2tune_events {
 	bool stall_queued;
 	unsigned int stall_kinds;
 	u64 stall_max_us;
-	unsigned long stall_sent;
+	u64 stall_sent_ns;
 	u64 space_low_ns;
 	struct work_struct space_work;
 	struct delayed_work stall_work;

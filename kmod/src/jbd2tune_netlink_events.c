@@ -40,10 +40,20 @@
 #define JBD2TUNE_EV_SPACE_LOW		0	/* below the line, reported */
 #define JBD2TUNE_EV_STOPPED		1	/* journal going away */
 
-/* One jiffy more, so two messages are never less than the interval apart. */
-static unsigned long jbd2tune_stall_interval(void)
+/*
+ * Jiffies until the next STALL message may be sent, 0 if it may be now.
+ * Rounded up, so the work never runs early; the work checks again against
+ * the same clock the message's timestamp is taken from.
+ */
+static unsigned long jbd2tune_stall_delay(struct jbd2tune_events *evs,
+					  u64 now)
 {
-	return msecs_to_jiffies(JBD2TUNE_STALL_INTERVAL_MS) + 1;
+	u64 next = READ_ONCE(evs->stall_sent_ns) +
+		   JBD2TUNE_STALL_INTERVAL_MS * NSEC_PER_MSEC;
+
+	if (now >= next)
+		return 0;
+	return nsecs_to_jiffies(next - now) + 1;
 }
 
 static u64 jbd2tune_space_line(journal_t *journal, unsigned int pct)
@@ -75,12 +85,12 @@ static void jbd2tune_stall_work(struct work_struct *work)
 			     events.stall_work);
 	struct jbd2tune_events *evs = &jt->events;
 	struct jbd2tune_event ev = { .cmd = JBD2TUNE_CMD_STALL };
-	unsigned long now = jiffies;
-	unsigned long next = evs->stall_sent + jbd2tune_stall_interval();
+	u64 now = ktime_get_ns();
+	unsigned long delay = jbd2tune_stall_delay(evs, now);
 
 	/* Never sooner than the interval after the previous message. */
-	if (time_before(now, next)) {
-		queue_delayed_work(system_wq, &evs->stall_work, next - now);
+	if (delay) {
+		queue_delayed_work(system_wq, &evs->stall_work, delay);
 		return;
 	}
 
@@ -94,9 +104,9 @@ static void jbd2tune_stall_work(struct work_struct *work)
 	if (!ev.stall_kind)
 		return;
 
-	/* only this work writes stall_sent; the wait path reads it */
-	WRITE_ONCE(evs->stall_sent, now);
-	ev.timestamp_ns = ktime_get_ns();
+	/* only this work writes stall_sent_ns; the wait path reads it */
+	WRITE_ONCE(evs->stall_sent_ns, now);
+	ev.timestamp_ns = now;
 	jbd2tune_nl_notify(jt, &ev);
 }
 
@@ -111,7 +121,7 @@ void jbd2tune_events_setup(struct jbd2tune_journal *jt)
 	spin_lock_init(&evs->stall_lock);
 	INIT_WORK(&evs->space_work, jbd2tune_space_work);
 	INIT_DELAYED_WORK(&evs->stall_work, jbd2tune_stall_work);
-	evs->stall_sent = jiffies - jbd2tune_stall_interval();
+	/* stall_sent_ns 0: the first STALL may go at once */
 }
 
 /**
@@ -208,7 +218,6 @@ void jbd2tune_events_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
 			  u64 us)
 {
 	struct jbd2tune_events *evs = &jbd2tune_of(journal)->events;
-	unsigned long next, now;
 	int bit;
 
 	if (us <= JBD2TUNE_STALL_THRESHOLD_US)
@@ -230,10 +239,8 @@ void jbd2tune_events_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
 	if (!evs->stall_queued &&
 	    !test_bit(JBD2TUNE_EV_STOPPED, &evs->flags)) {
 		evs->stall_queued = true;
-		now = jiffies;
-		next = READ_ONCE(evs->stall_sent) + jbd2tune_stall_interval();
 		queue_delayed_work(system_wq, &evs->stall_work,
-				   time_before(now, next) ? next - now : 0);
+				   jbd2tune_stall_delay(evs, ktime_get_ns()));
 	}
 	spin_unlock(&evs->stall_lock);
 }
