@@ -21,17 +21,11 @@ DEMO_DROPIN=${DEMO_DROPIN:-}
 AGENT=$PROJECT/agent/build/jbd2-tuned
 DEMO_MNT=/mnt/demo
 
-# demo_setup - ext4 (-J size=16) on vda, configfs, a system bus, the policy
+# demo_setup - ext4 and configfs, a system bus, the shipped policy
 demo_setup() {
 	[ -x "$AGENT" ] || fail "$AGENT not built (make agent)"
 	load_ext4
 	mount_configfs
-	mkfs_ext4 /dev/vda -J size=16
-	mkdir -p "$DEMO_MNT"
-	mount -t ext4 /dev/vda "$DEMO_MNT" || fail "mount"
-	DEMO_J=$(journal_name /dev/vda)
-	[ -d "/sys/kernel/config/jbd2/$DEMO_J" ] || fail "no configfs group for $DEMO_J"
-	DEMO_CFS=/sys/kernel/config/jbd2/$DEMO_J
 
 	# the guest root is an overlay: install the project's files where a
 	# package would put them
@@ -43,8 +37,45 @@ demo_setup() {
 		printf '%s\n' "$DEMO_DROPIN" > /etc/jbd2-tuned.conf.d/50-demo.conf
 	fi
 	dbus-daemon --system --fork --nopidfile || fail "dbus-daemon --system"
-	log "journal $DEMO_J: $(cat "$DEMO_CFS/log_blocks") blocks," \
+	trap demo_cleanup EXIT
+
+	# Write dirty data back after 5 s instead of 30 s, so that within a
+	# short phase every commit carries ordered data of the writer: the log
+	# write then queues behind it on the slow disk, and the metadata blocks
+	# stay shadowed for as long (a steady state that a 30 s expiry only
+	# reaches after the first half minute).
+	sysctl -q -w vm.dirty_expire_centisecs=500 vm.dirty_writeback_centisecs=100 ||
+		fail "sysctl vm.dirty_*"
+	echo "vm.dirty_expire_centisecs=500, vm.dirty_writeback_centisecs=100"
+}
+
+# demo_fs_start DEV - a fresh ext4 (-J size=16) on DEV mounted on
+# $DEMO_MNT, the background jobs' files laid out.  Each phase gets its own,
+# identically throttled disk: a second run on an aged file system met
+# longer stalls whatever the knob (kmod-force-copy test), which would bias
+# the comparison.
+demo_fs_start() {
+	mkfs_ext4 "$1" -J size=16
+	mkdir -p "$DEMO_MNT"
+	mount -t ext4 "$1" "$DEMO_MNT" || fail "mount $1"
+	DEMO_J=$(journal_name "$1")
+	DEMO_CFS=/sys/kernel/config/jbd2/$DEMO_J
+	[ -d "$DEMO_CFS" ] || fail "no configfs group for $DEMO_J"
+	# lay out the background jobs' files first, so the load is random
+	# read/write from the start, not fio's layout writes
+	fio --name=bg --directory="$DEMO_MNT" --numjobs=4 --size=8m --rw=write \
+		--bs=1m --filename_format='bg.$jobnum' --output=/dev/null ||
+		fail "fio layout"
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	log "journal $DEMO_J on $1: $(cat "$DEMO_CFS/log_blocks") blocks," \
 		"$(cat "$DEMO_CFS/free_blocks") free"
+}
+
+# demo_fs_stop DEV - umount and e2fsck -fn
+demo_fs_stop() {
+	umount "$DEMO_MNT" || fail "umount $1"
+	fsck_clean "$1"
 }
 
 # demo_agent_start MODE_OPTS... - start jbd2-tuned (log in $OUT/agent.log)
@@ -53,7 +84,8 @@ demo_agent_start() {
 	DEMO_AGENT_PID=$!
 	local i
 	for i in $(seq 1 100); do
-		busctl --system status org.jbd2tune1 >/dev/null 2>&1 && return 0
+		busctl --system get-property org.jbd2tune1 /org/jbd2tune1 \
+			org.jbd2tune1.Manager Version >/dev/null 2>&1 && return 0
 		kill -0 "$DEMO_AGENT_PID" 2>/dev/null || break
 		sleep 0.2
 	done
@@ -64,6 +96,7 @@ demo_agent_start() {
 demo_agent_stop() {
 	kill -TERM "$DEMO_AGENT_PID" 2>/dev/null
 	wait "$DEMO_AGENT_PID" 2>/dev/null
+	DEMO_AGENT_PID=
 }
 
 # demo_journal_path - D-Bus object path of the demo journal (ListJournals)
@@ -73,11 +106,20 @@ demo_journal_path() {
 		grep -o '/org/jbd2tune1/journal/[^"]*'
 }
 
+# demo_cleanup - stop what is still running (a failed assertion exits)
+demo_cleanup() {
+	[ -z "${DEMO_BG_PID:-}" ] || kill -INT "$DEMO_BG_PID" 2>/dev/null
+	[ -z "${DEMO_AGENT_PID:-}" ] || kill -TERM "$DEMO_AGENT_PID" 2>/dev/null
+	[ -z "${DEMO_MON_PID:-}" ] || kill "$DEMO_MON_PID" 2>/dev/null
+	[ -z "${DEMO_WATCH_PID:-}" ] || kill "$DEMO_WATCH_PID" 2>/dev/null
+	wait 2>/dev/null
+}
+
 # demo_background_start - 4 buffered 4 KiB random read/write jobs, 60 %
 # reads, 100 IOPS each, until demo_background_stop
 demo_background_start() {
-	fio --name=bg --directory="$DEMO_MNT" --numjobs=4 --size=32m \
-		--rw=randrw --rwmixread=60 --bs=4k --ioengine=sync \
+	fio --name=bg --directory="$DEMO_MNT" --numjobs=4 --size=8m \
+		--filename_format='bg.$jobnum' --rw=randrw --rwmixread=60 --bs=4k --ioengine=sync \
 		--rate_iops=100 --time_based --runtime=3600 \
 		--output=/dev/null > /dev/null 2>&1 &
 	DEMO_BG_PID=$!
@@ -86,18 +128,53 @@ demo_background_start() {
 demo_background_stop() {
 	kill -INT "$DEMO_BG_PID" 2>/dev/null
 	wait "$DEMO_BG_PID" 2>/dev/null
-	rm -f "$DEMO_MNT"/bg.*
+	DEMO_BG_PID=
 }
 
 # demo_writer SECONDS TAG - the online writer: buffered sequential 64 KiB
-# writes at 4 MB/s; fio's JSON goes to $OUT/writer-TAG.json
+# writes at 4 MB/s; fio's JSON goes to $OUT/writer-TAG.json.  No
+# fallocate: blocks are allocated at writeback (delalloc), so the block
+# bitmaps and group descriptors are re-dirtied while the commit writes them.
 demo_writer() {
 	fio --name=writer --directory="$DEMO_MNT" --filename=writer-$2 \
-		--rw=write --bs=64k --size=1g --rate=4m --ioengine=sync \
+		--rw=write --bs=64k --size=256m --fallocate=none --rate=4m --ioengine=sync \
 		--time_based --runtime="$1" --percentile_list=50:99:99.9:99.99 \
 		--output-format=json --output="$OUT/writer-$2.json" > /dev/null ||
 		fail "fio writer"
 	rm -f "$DEMO_MNT/writer-$2"
+}
+
+# demo_warmup SECONDS - the full load (background + writer) unmeasured for
+# SECONDS: phase 1 and phase 2 then start measuring from the same state,
+# and in phase 2 the agent has seen the stalls and acted by then
+demo_warmup() {
+	demo_writer "$1" warmup
+}
+
+# demo_watch_start - note when the first shadow wait and force_copy=1 are
+# seen (seconds since this call, 0.5 s resolution) in $OUT/watch-$DEMO_J
+demo_watch_start() {
+	(
+		t0=$(date +%s%N) first_wait= on=
+		while [ -z "$first_wait" ] || [ -z "$on" ]; do
+			now=$(( ($(date +%s%N) - t0) / 1000000 ))
+			if [ -z "$first_wait" ] && [ "$(cat "$DEMO_CFS/shadow_waits")" != 0 ]; then
+				first_wait=$now
+				echo "first_wait_ms=$now" >> "$OUT/watch-$DEMO_J"
+			fi
+			if [ -z "$on" ] && [ "$(cat "$DEMO_CFS/force_copy")" = 1 ]; then
+				on=$now
+				echo "force_copy_on_ms=$now" >> "$OUT/watch-$DEMO_J"
+			fi
+			sleep 0.5
+		done
+	) 2>/dev/null &
+	DEMO_WATCH_PID=$!
+}
+
+# demo_watch VAR - a figure noted by the watcher, or "" when not seen
+demo_watch() {
+	sed -n "s/^$1=//p" "$OUT/watch-$DEMO_J" 2>/dev/null
 }
 
 # demo_counters - "shadow_waits copyouts_forced free_blocks force_copy"

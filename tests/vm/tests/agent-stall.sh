@@ -8,6 +8,7 @@
 # true, that the Decision signal was emitted, that the writer's p99.9 is
 # lower in phase 2 than in phase 1, and that e2fsck -fn is clean.
 # vm-disk: 400M,throttling.bps-write=6291456
+# vm-disk: 400M,throttling.bps-write=6291456
 # vm-timeout: 480
 source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/bench/demo-scenario.sh"
@@ -23,35 +24,51 @@ force_copy_min_waits = 3"
 echo "test policy drop-in:"; echo "$DEMO_DROPIN" | sed 's/^/    /'
 demo_setup
 rm -f "$OUT/table" "$OUT/agent.log"
+# unmeasured full load before each phase's measurement; in phase 2 the
+# agent must have acted within 3 windows of the first shadow wait by then
+WARMUP_S=60
 
+demo_fs_start /dev/vda
 demo_agent_start --dry-run
 demo_background_start
-sleep 3
+demo_warmup "$WARMUP_S"
 demo_phase dry-run
 assert_eq "force_copy after the dry-run phase" 0 "$(cat "$DEMO_CFS/force_copy")"
 demo_background_stop
 demo_agent_stop
-grep -q "$DEMO_J: force_copy 0->1" "$OUT/agent.log" ||
+demo_fs_stop /dev/vda
+grep -q "force_copy 0->1" "$OUT/agent.log" ||
 	echo "note: the dry-run agent logged no force_copy decision"
 
 busctl --system monitor --match \
 	"type='signal',sender='org.jbd2tune1',interface='org.jbd2tune1.Manager',member='Decision'" \
 	> "$OUT/decision-signals.txt" 2>&1 &
-mon=$!
+DEMO_MON_PID=$!
+demo_fs_start /dev/vdb
 demo_agent_start
+demo_watch_start
 demo_background_start
-t=$(demo_wait_force_copy $((3 * WINDOW_S + 15))) ||
-	{ cat "$OUT/agent.log"; fail "the agent did not turn force_copy on within 3 windows"; }
-log "force_copy on after ${t}s of load"
+demo_warmup "$WARMUP_S"
+first=$(demo_watch first_wait_ms)
+on=$(demo_watch force_copy_on_ms)
+[ -n "$first" ] || fail "no shadow wait during the ${WARMUP_S}s warm-up: the load did not stall"
+[ -n "$on" ] ||
+	{ cat "$OUT/agent.log"; fail "the agent did not turn force_copy on (first shadow wait at ${first} ms)"; }
+log "first shadow wait at ${first} ms, force_copy on at ${on} ms"
+# 3 windows of waits, plus one sampling interval and the watcher's 0.5 s
+assert_cmp "ms from the first shadow wait to force_copy=1" \
+	$((on - first)) -le $((3 * WINDOW_S * 1000 + 1500))
+grep "$DEMO_J: force_copy 0->1" "$OUT/agent.log" | grep -v dry-run
 demo_phase auto
 fc=$(busctl --system get-property org.jbd2tune1 "$(demo_journal_path)" \
 	org.jbd2tune1.Journal ForceCopy)
 assert_eq "busctl ForceCopy" "b true" "$fc"
 demo_background_stop
 demo_agent_stop
-kill "$mon" 2>/dev/null; wait "$mon" 2>/dev/null
+kill "$DEMO_MON_PID" 2>/dev/null; wait "$DEMO_MON_PID" 2>/dev/null
+demo_fs_stop /dev/vdb
 
-grep -E "$DEMO_J: force_copy 0->1: .+" "$OUT/agent.log" ||
+grep -E "$DEMO_J: force_copy 0->1: .+" "$OUT/agent.log" | grep -v dry-run ||
 	{ cat "$OUT/agent.log"; fail "no logged force_copy decision with a reason"; }
 grep -q 'Member=Decision' "$OUT/decision-signals.txt" ||
 	{ cat "$OUT/decision-signals.txt"; fail "no Decision signal seen on the bus"; }
@@ -62,5 +79,3 @@ p1=$(awk '$1 == "dry-run" { print $5 }' "$OUT/table")
 p2=$(awk '$1 == "auto" { print $5 }' "$OUT/table")
 python3 -c "import sys; a, b = float('$p1'), float('$p2'); print('writer p99.9: dry-run %.1f ms, auto %.1f ms, ratio auto/dry-run %.3f' % (a, b, b / a if a else 0)); sys.exit(0 if b < a else 1)" ||
 	fail "writer p99.9 did not drop with force_copy on ($p1 -> $p2 ms)"
-umount "$DEMO_MNT"
-fsck_clean /dev/vda
