@@ -1,49 +1,62 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make demo`, guest side: the scenario of demo-scenario.sh at full length.
+# `make demo`, guest side: the scenario of demo-scenario.sh at full length,
+# with the shipped policy (conf/jbd2-tuned.conf) and no drop-in.
 # Phase 1: jbd2-tuned --dry-run (logs what it would do), measure.
 # Phase 2: jbd2-tuned in auto: it turns force_copy on by itself, measure.
+# Each phase on its own, identically throttled disk.
 # vm-disk: 400M,throttling.bps-write=6291456
-# vm-timeout: 420
+# vm-disk: 400M,throttling.bps-write=6291456
+# vm-timeout: 600
 # vm-series: 6.1
 source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/bench/demo-scenario.sh"
 
-echo "kernel: $(uname -r) ($FLAVOUR jbd2); disk: 400 MB virtio," \
-	"qemu throttling.bps-write=6291456 (6 MB/s); ext4 -J size=16"
-echo "policy: $PROJECT/conf/jbd2-tuned.conf${DEMO_DROPIN:+ + drop-in:}"
-[ -z "$DEMO_DROPIN" ] || echo "$DEMO_DROPIN" | sed 's/^/    /'
+DEMO_PHASE_S=${DEMO_PHASE_S:-60}
+WARMUP_S=${DEMO_WARMUP_S:-45}
+echo "kernel: $(uname -r) with jbd2-tune's jbd2.ko; disks: 2 x 400 MB virtio," \
+	"qemu throttling.bps-write=6291456 (6 MB/s); ext4 -J size=16 (16 MB journal)"
+echo "load: 4 fio jobs 4 KiB randrw 60 % reads at 100 IOPS each + a writer of" \
+	"64 KiB buffered sequential writes at 4 MB/s; ${WARMUP_S}s warm-up, ${DEMO_PHASE_S}s measured"
+echo "policy: /etc/jbd2-tuned.conf = conf/jbd2-tuned.conf as shipped, no drop-in" \
+	"(interval 1 s, window 30 s, force_copy auto: on above a 10 ms shadow-wait p99 with >= 10 waits)"
 demo_setup
 rm -f "$OUT/table" "$OUT/agent.log"
 
-log "phase 1: jbd2-tuned --dry-run, ${DEMO_PHASE_S}s of load"
+log "phase 1: jbd2-tuned --dry-run"
+demo_fs_start /dev/vda
 demo_agent_start --dry-run
 demo_background_start
-sleep 5
+demo_warmup "$WARMUP_S"
 demo_phase dry-run
 demo_background_stop
 demo_agent_stop
+demo_fs_stop /dev/vda
 
 log "phase 2: jbd2-tuned in auto"
+demo_fs_start /dev/vdb
+demo_watch_start
 demo_agent_start
 demo_background_start
-if t=$(demo_wait_force_copy "$DEMO_WARMUP_MAX_S"); then
-	log "the agent turned force_copy on after ${t}s of load"
+demo_warmup "$WARMUP_S"
+on=$(demo_watch force_copy_on_ms)
+if [ -n "$on" ]; then
+	log "the agent turned force_copy on $((on / 1000)) s into the load" \
+		"(first shadow wait at $(( $(demo_watch first_wait_ms) / 1000 )) s)"
 else
-	log "the agent did not turn force_copy on within ${DEMO_WARMUP_MAX_S}s"
+	log "the agent has not turned force_copy on during the warm-up"
 fi
 demo_phase auto
 echo
-echo "busctl introspect of the journal object:"
+echo "busctl --system introspect org.jbd2tune1 $(demo_journal_path):"
 busctl --system introspect org.jbd2tune1 "$(demo_journal_path)" org.jbd2tune1.Journal 2>&1 |
-	grep -E 'NAME|property' | head -n 30
+	grep -E '^\.' | sed 's/^/    /'
 demo_background_stop
 demo_agent_stop
-umount "$DEMO_MNT"
-fsck_clean /dev/vda
+demo_fs_stop /dev/vdb
 
 echo
-echo "agent decisions (log lines):"
-grep -E 'force_copy|reclaim' "$OUT/agent.log" | sed 's/^/    /' | head -n 20
+echo "agent log lines with a decision (phase 1 dry-run, then phase 2):"
+grep -E ': (force_copy|reclaim) [0-9]+->' "$OUT/agent.log" | sed 's/^/    /'
 demo_print_table
