@@ -4,13 +4,15 @@
 # kmod test 4: force_copy removes shadow waits.  A write-throttled disk
 # (qemu throttling.bps-write, 6 MB/s), a 400 MB ext4 with a 16 MB journal,
 # 4 fio jobs of buffered 4 KiB randrw 60/40 at 100 IOPS each and a
-# buffered 64 KiB sequential writer at 4 MB/s.  With force_copy 0 handles
+# buffered 64 KiB sequential writer at 4 MB/s, plus an appender that
+# fsyncs 10 times a second: without it 6.12 commits so rarely that a run
+# sometimes met a single shadow wait.  With force_copy 0 handles
 # sleep on BH_Shadow (shadow_waits > 0); with 1 they never do
 # (shadow_waits += 0) while copyouts_forced grows.  Prints the writer's
 # latency percentiles and the wait figures of both runs; the contents
 # survive a remount and e2fsck -fn is clean.
 # vm-disk: 400M,throttling.bps-write=6291456
-# vm-timeout: 420
+# vm-timeout: 600
 source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/tests/vm/lib-kmod.sh"
 
@@ -45,6 +47,13 @@ size=128m
 fallocate=none
 rate=4m
 filename=writer-$1
+[meta]
+rw=write
+bs=4k
+size=1m
+fsync=1
+rate_iops=10
+filename=meta-$1
 JOB
 }
 
@@ -111,7 +120,7 @@ PY
 	echo "force_copy=$fc ($KSERIES): $wl;$line" >> "$OUT/figures.txt"
 	# contents: checksums of what the page cache holds, read back from
 	# disk after a remount; e2fsck -fn clean in between
-	(cd /mnt/a && md5sum rw.* writer-*) > /tmp/sums
+	(cd /mnt/a && md5sum rw.* writer-* meta-*) > /tmp/sums
 	run_ok umount umount /mnt/a
 	echo 3 > /proc/sys/vm/drop_caches
 	fsck_clean /dev/vda
