@@ -282,12 +282,37 @@ static bool note_read_failure(struct jt_manager *m, const char *name, bool faili
 	return true;
 }
 
+/*
+ * Evaluate sample @s (time_us set) of journal @name, known as @j or NULL
+ * when new: a new journal is added and announced on the bus once its first
+ * sample evaluated; one whose evaluation fails is dropped.  Shared by the
+ * configfs and the netlink sampling paths.
+ */
+static void take_sample(struct jt_manager *m, const char *name,
+			struct jt_journal *j, const struct jt_sample *s)
+{
+	bool added = false;
+
+	if (!j) {
+		j = journal_add(m, name);
+		if (!j)
+			return;
+		added = true;
+	}
+	j->seen = true;
+	if (journal_evaluate(m, j, s) < 0) {
+		journal_remove(m, j);
+		return;
+	}
+	if (added)
+		jt_bus_journal_added(m, j);
+}
+
 /* Read @name from configfs and evaluate it; adds/removes the journal as needed. */
 static void sample_configfs_one(struct jt_manager *m, const char *name, uint64_t now)
 {
 	struct jt_journal *j = jt_manager_find(m, name);
 	struct jt_sample s;
-	bool added = false;
 	int r;
 
 	r = jt_configfs_read(m->opt.configfs_root, name, &s);
@@ -306,43 +331,17 @@ static void sample_configfs_one(struct jt_manager *m, const char *name, uint64_t
 	}
 	if (note_read_failure(m, name, false))
 		log_info("%s: its configfs files read well again", name);
-	if (!j) {
-		j = journal_add(m, name);
-		if (!j)
-			return;
-		added = true;
-	}
-	j->seen = true;
 	s.time_us = now;
-	if (journal_evaluate(m, j, &s) < 0) {
-		journal_remove(m, j);
-		return;
-	}
-	if (added)
-		jt_bus_journal_added(m, j);
+	take_sample(m, name, j, &s);
 }
 
 static void on_dump_sample(void *userdata, const char *name, const struct jt_sample *in)
 {
 	struct jt_manager *m = userdata;
-	struct jt_journal *j = jt_manager_find(m, name);
 	struct jt_sample s = *in;
-	bool added = false;
 
-	if (!j) {
-		j = journal_add(m, name);
-		if (!j)
-			return;
-		added = true;
-	}
-	j->seen = true;
 	s.time_us = now_us(CLOCK_MONOTONIC);
-	if (journal_evaluate(m, j, &s) < 0) {
-		journal_remove(m, j);
-		return;
-	}
-	if (added)
-		jt_bus_journal_added(m, j);
+	take_sample(m, name, jt_manager_find(m, name), &s);
 }
 
 static void update_status(struct jt_manager *m)
