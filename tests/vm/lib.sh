@@ -76,3 +76,17 @@ journal_name() {
 	base=$(basename "$(readlink -f "$1")")
 	ls /proc/fs/jbd2 | grep -E "^${base}-[0-9]+$" | head -n 1
 }
+
+# fresh_ext4 DEV MNT [mkfs options...] - mkfs.ext4 DEV, mount it on MNT and
+# print its journal name; fails (non-zero, message on stderr) otherwise.
+# Use as: j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
+fresh_ext4() {
+	local dev=$1 mnt=$2 j
+	shift 2
+	mkfs_ext4 "$dev" "$@" >&2
+	mkdir -p "$mnt"
+	mount -t ext4 "$dev" "$mnt" || fail "mount $dev on $mnt"
+	j=$(journal_name "$dev")
+	[ -n "$j" ] || fail "no /proc/fs/jbd2 entry for $dev"
+	echo "$j"
+}

@@ -15,11 +15,7 @@ source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/tests/vm/lib-kmod.sh"
 
 kmod_setup
-mkfs_ext4 /dev/vda -J size=4
-mkdir -p /mnt/a
-run_ok mount mount -t ext4 /dev/vda /mnt/a
-j=$(journal_name /dev/vda)
-[ -n "$j" ] || fail "no journal"
+j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
 
 # check_file PATH BASELINE TOO_BIG - all writes from one python process
 # (a process start costs about a second under TCG)

@@ -12,14 +12,8 @@ source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/tests/vm/lib-kmod.sh"
 
 kmod_setup
-mkfs_ext4 /dev/vda -J size=8
-mkfs_ext4 /dev/vdb -J size=16
-mkdir -p /mnt/a /mnt/b
-run_ok "mount vda" mount -t ext4 /dev/vda /mnt/a
-run_ok "mount vdb" mount -t ext4 /dev/vdb /mnt/b
-ja=$(journal_name /dev/vda)
-jb=$(journal_name /dev/vdb)
-[ -n "$ja" ] && [ -n "$jb" ] || fail "no /proc/fs/jbd2 entries"
+ja=$(fresh_ext4 /dev/vda /mnt/a -J size=8) || exit 1
+jb=$(fresh_ext4 /dev/vdb /mnt/b -J size=16) || exit 1
 
 assert_eq "configfs groups" "$(ls /proc/fs/jbd2 | sort | tr '\n' ' ')" \
 	"$(ls "$CFS" | sort | tr '\n' ' ')"

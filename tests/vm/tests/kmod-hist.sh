@@ -13,13 +13,8 @@ source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/tests/vm/lib-kmod.sh"
 
 kmod_setup
-mkfs_ext4 /dev/vda -J size=16
-mkfs_ext4 /dev/vdb -J size=4
-mkdir -p /mnt/a /mnt/b
-run_ok "mount vda" mount -t ext4 /dev/vda /mnt/a
-run_ok "mount vdb" mount -t ext4 /dev/vdb /mnt/b
-ja=$(journal_name /dev/vda)
-jb=$(journal_name /dev/vdb)
+ja=$(fresh_ext4 /dev/vda /mnt/a -J size=16) || exit 1
+jb=$(fresh_ext4 /dev/vdb /mnt/b -J size=4) || exit 1
 
 fio --name=layout --directory=/mnt/a --rw=write --bs=1m --size=8m --numjobs=4 \
 	--filename_format='rw.$jobnum' --output=/dev/null || fail "fio layout"

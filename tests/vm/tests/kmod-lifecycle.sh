@@ -12,10 +12,7 @@ source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/tests/vm/lib-kmod.sh"
 
 kmod_setup
-mkfs_ext4 /dev/vda -J size=4
-mkdir -p /mnt/a
-run_ok mount mount -t ext4 /dev/vda /mnt/a
-j=$(journal_name /dev/vda)
+j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
 
 # 1. fd open across umount (opened, never read: configfs caches a read)
 exec 3<> "$CFS/$j/force_copy"
