@@ -30,12 +30,20 @@ int jt_configfs_list(const char *root, char ***names);
 void jt_strv_free(char **v);
 
 /*
- * jt_configfs_read - read every file of group @journal into @s (time_us is
- * left to the caller).  Returns 0; -ENOENT/-ENODEV when the group or a file
- * vanished (the journal went away); -EINVAL when a file holds junk (@s is
- * then incomplete and must not be used); other negative errnos from read.
+ * jt_configfs_read - read group @journal into @s (time_us is left to the
+ * caller; source_id is the group directory's inode).  With @prev, an earlier
+ * sample of the same journal, files that cannot have changed since are not
+ * read again (issue 4's CPU budget): a kind's total, max and histogram when
+ * its wait count is unchanged (the kernel bumps the count last),
+ * copyouts_forced when force_copy was 0 then and is now, the reclaim
+ * counters when the watermark was 0 then and is now.  @prev counts only
+ * when it was read from this very group (same source_id); pass NULL to read
+ * everything.  Returns 0; -ENOENT/-ENODEV when the group or a file vanished
+ * (the journal went away); -EINVAL when a file holds junk (@s is then
+ * incomplete and must not be used); other negative errnos from read.
  */
-int jt_configfs_read(const char *root, const char *journal, struct jt_sample *s);
+int jt_configfs_read(const char *root, const char *journal, const struct jt_sample *prev,
+		     struct jt_sample *s);
 
 /*
  * jt_configfs_write_knob - write @value as "N\n" to the knob file of @knob

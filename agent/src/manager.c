@@ -31,6 +31,29 @@ static uint64_t now_us(clockid_t clock)
 	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
 }
 
+static uint64_t now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static const char *event_name(int cmd)
+{
+	switch (cmd) {
+	case JBD2TUNE_CMD_JOURNAL_ADD:
+		return "JOURNAL_ADD";
+	case JBD2TUNE_CMD_JOURNAL_REMOVE:
+		return "JOURNAL_REMOVE";
+	case JBD2TUNE_CMD_SPACE_LOW:
+		return "SPACE_LOW";
+	case JBD2TUNE_CMD_STALL:
+		return "STALL";
+	}
+	return "unknown";
+}
+
 static struct jt_timing timing(const struct jt_manager *m)
 {
 	return (struct jt_timing){
@@ -213,6 +236,10 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 		}
 		j->write_error[d->knob] = 0;
 		j->last.knob[d->knob] = d->new_value;	/* what the bus shows until the next sample */
+		if (m->cause_ns)
+			log_debug("%s: %s written %.3f ms after the kernel's %s event", j->name, knob,
+				  (double)(now_ns(CLOCK_MONOTONIC) - m->cause_ns) / 1e6,
+				  event_name(m->cause_cmd));
 	}
 	snprintf(line, sizeof(line), "%s %lld->%lld: %s%s", knob, (long long)d->old_value,
 		 (long long)d->new_value, d->reason, m->opt.dry_run ? " (dry-run, not written)" : "");
@@ -315,7 +342,7 @@ static void sample_configfs_one(struct jt_manager *m, const char *name, uint64_t
 	struct jt_sample s;
 	int r;
 
-	r = jt_configfs_read(m->opt.configfs_root, name, &s);
+	r = jt_configfs_read(m->opt.configfs_root, name, j && j->have_sample ? &j->last : NULL, &s);
 	if (r == -ENOENT || r == -ENODEV) {
 		if (j)
 			journal_remove(m, j);
@@ -340,7 +367,7 @@ static void on_dump_sample(void *userdata, const char *name, const struct jt_sam
 	struct jt_manager *m = userdata;
 	struct jt_sample s = *in;
 
-	s.time_us = now_us(CLOCK_MONOTONIC);
+	s.time_us = m->sample_time_us;	/* one clock read per request, not per journal */
 	take_sample(m, name, jt_manager_find(m, name), &s);
 }
 
@@ -365,7 +392,8 @@ static void update_status(struct jt_manager *m)
 /* Look for a missing netlink family again this often. */
 #define JT_NETLINK_RETRY_US (60ULL * 1000000ULL)
 
-static void on_netlink_event(void *userdata, int cmd, const char *journal);
+static void on_netlink_event(void *userdata, int cmd, const char *journal,
+			     uint64_t timestamp_ns);
 
 void jt_manager_sample_all(struct jt_manager *m)
 {
@@ -385,6 +413,7 @@ void jt_manager_sample_all(struct jt_manager *m)
 	}
 	r = -1;
 	if (m->nl) {
+		m->sample_time_us = now;
 		r = jt_netlink_dump(m->nl, on_dump_sample, m);
 		if (r == -EINTR) {
 			/* incomplete: drop nobody now, the next dump (or event) tells */
@@ -446,7 +475,7 @@ int jt_manager_run_once(struct jt_manager *m)
 	for (i = 0; names && names[i]; i++) {
 		struct jt_sample s, zero;
 
-		r = jt_configfs_read(m->opt.configfs_root, names[i], &s);
+		r = jt_configfs_read(m->opt.configfs_root, names[i], NULL, &s);
 		if (r < 0) {
 			log_warning("%s: cannot read its configfs files: %s", names[i], strerror(-r));
 			continue;
@@ -539,7 +568,7 @@ static void restore_knobs(struct jt_manager *m)
 	for (j = m->journals; j; j = j->next) {
 		struct jt_sample now;
 
-		if (jt_configfs_read(m->opt.configfs_root, j->name, &now) < 0)
+		if (jt_configfs_read(m->opt.configfs_root, j->name, NULL, &now) < 0)
 			continue;	/* gone: nothing to restore */
 		for (k = 0; k < JT_KNOBS; k++) {
 			struct jt_knob_state *ks = &j->state.knob[k];
@@ -590,12 +619,36 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
-static void on_netlink_event(void *userdata, int cmd, const char *journal)
+/*
+ * An event names one journal: ask the kernel for that journal alone (a
+ * doit) and evaluate it, so a stall is acted on at once and costs one reply,
+ * not a dump of every journal.  The event's own record is not used: it may
+ * have been filled before the agent's last write or the last dump, and
+ * would read as an administrator's write or as counters going backwards.
+ */
+static void on_netlink_event(void *userdata, int cmd, const char *journal,
+			     uint64_t timestamp_ns)
 {
 	struct jt_manager *m = userdata;
+	struct jt_journal *j;
+	int r;
 
-	log_debug("netlink event %d for %s", cmd, journal);
-	jt_manager_sample_all(m);
+	log_debug("netlink event %s for %s", event_name(cmd), journal);
+	m->cause_cmd = cmd;
+	m->cause_ns = timestamp_ns;
+	m->sample_time_us = now_us(CLOCK_MONOTONIC);
+	r = jt_netlink_get(m->nl, journal, on_dump_sample, m);
+	m->cause_ns = 0;
+	if (r == -ENOENT) {
+		j = jt_manager_find(m, journal);
+		if (j)
+			journal_remove(m, j);
+	} else if (r < 0) {
+		log_debug("GET_JOURNAL %s failed: %s; sampling every journal", journal, strerror(-r));
+		jt_manager_sample_all(m);
+		return;
+	}
+	update_status(m);
 }
 
 static int on_mountinfo(sd_event_source *s, int fd, uint32_t revents, void *userdata)

@@ -13,6 +13,8 @@
 
 #include "netlink.h"
 
+#define JT_NETLINK_BUF_SIZE	32768
+
 struct jt_netlink {
 	struct nl_sock *req;		/* dumps */
 	struct nl_sock *events;		/* multicast "events" */
@@ -48,6 +50,8 @@ static struct nla_policy attr_policy[JBD2TUNE_ATTR_MAX + 1] = {
 	[JBD2TUNE_ATTR_LOCKED_WAIT_HIST] = { .type = NLA_UNSPEC },
 	[JBD2TUNE_ATTR_STALL_KIND] = { .type = NLA_U8 },
 	[JBD2TUNE_ATTR_STALL_MAX_US] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_THRESHOLD_BLOCKS] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_TIMESTAMP_NS] = { .type = NLA_U64 },
 };
 
 static uint64_t get_u64(struct nlattr **tb, int a)
@@ -128,7 +132,8 @@ static int event_cb(struct nl_msg *msg, void *arg)
 
 	if (parse_msg(msg, tb, &cmd) < 0 || !tb[JBD2TUNE_ATTR_NAME])
 		return NL_SKIP;
-	nl->event_fn(nl->event_userdata, cmd, nla_get_string(tb[JBD2TUNE_ATTR_NAME]));
+	nl->event_fn(nl->event_userdata, cmd, nla_get_string(tb[JBD2TUNE_ATTR_NAME]),
+		     get_u64(tb, JBD2TUNE_ATTR_TIMESTAMP_NS));
 	return NL_OK;
 }
 
@@ -179,6 +184,18 @@ int jt_netlink_open(sd_event *event, jt_netlink_event_fn fn, void *userdata,
 		r = nl_errno(grp);
 		goto fail;
 	}
+	/* a doit then answers with its reply alone, no trailing ACK to drain */
+	nl_socket_disable_auto_ack(nl->req);
+	/*
+	 * One recvmsg per reply, not a peek and a read: the kernel fills each
+	 * dump message up to the reader's buffer, and 32 KiB holds the records
+	 * of about 30 journals (~1 KiB each).
+	 */
+	if (nl_socket_set_msg_buf_size(nl->req, JT_NETLINK_BUF_SIZE) < 0) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	nl_socket_disable_msg_peek(nl->req);
 	nl_socket_disable_seq_check(nl->events);
 	nl_socket_modify_cb(nl->events, NL_CB_VALID, NL_CB_CUSTOM, event_cb, nl);
 	if (nl_socket_add_membership(nl->events, grp) < 0 ||
@@ -196,17 +213,20 @@ fail:
 	return r;
 }
 
-int jt_netlink_dump(struct jt_netlink *nl, jt_netlink_sample_fn fn, void *userdata)
+/* Send GET_JOURNAL (a dump when @journal is NULL) and read the answer. */
+static int request(struct jt_netlink *nl, const char *journal, jt_netlink_sample_fn fn,
+		   void *userdata)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 	int r;
 
 	if (!msg)
 		return -ENOMEM;
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, NLM_F_DUMP,
-			 JBD2TUNE_CMD_GET_JOURNAL, JBD2TUNE_GENL_VERSION)) {
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, journal ? 0 : NLM_F_DUMP,
+			 JBD2TUNE_CMD_GET_JOURNAL, JBD2TUNE_GENL_VERSION) ||
+	    (journal && nla_put_string(msg, JBD2TUNE_ATTR_NAME, journal) < 0)) {
 		nlmsg_free(msg);
-		return -ENOMEM;
+		return journal ? -ENAMETOOLONG : -ENOMEM;
 	}
 	nl->sample_fn = fn;
 	nl->sample_userdata = userdata;
@@ -218,7 +238,18 @@ int jt_netlink_dump(struct jt_netlink *nl, jt_netlink_sample_fn fn, void *userda
 	r = nl_recvmsgs_default(nl->req);
 	if (r == -NLE_DUMP_INTR)
 		return -EINTR;	/* journals came or went meanwhile: some were skipped */
-	return r < 0 ? -EIO : 0;
+	return r < 0 ? nl_errno(r) : 0;
+}
+
+int jt_netlink_dump(struct jt_netlink *nl, jt_netlink_sample_fn fn, void *userdata)
+{
+	return request(nl, NULL, fn, userdata);
+}
+
+int jt_netlink_get(struct jt_netlink *nl, const char *journal, jt_netlink_sample_fn fn,
+		   void *userdata)
+{
+	return request(nl, journal, fn, userdata);
 }
 
 void jt_netlink_free(struct jt_netlink *nl)

@@ -13,8 +13,12 @@
 
 struct jt_netlink;
 
-/* An event: @cmd is JBD2TUNE_CMD_JOURNAL_ADD/_REMOVE/SPACE_LOW/STALL. */
-typedef void (*jt_netlink_event_fn)(void *userdata, int cmd, const char *journal);
+/*
+ * An event: @cmd is JBD2TUNE_CMD_JOURNAL_ADD/_REMOVE/SPACE_LOW/STALL,
+ * @timestamp_ns the kernel's CLOCK_MONOTONIC time of it (0 if absent).
+ */
+typedef void (*jt_netlink_event_fn)(void *userdata, int cmd, const char *journal,
+				    uint64_t timestamp_ns);
 /* One journal of a dump. */
 typedef void (*jt_netlink_sample_fn)(void *userdata, const char *journal,
 				     const struct jt_sample *s);
@@ -34,6 +38,14 @@ int jt_netlink_open(sd_event *event, jt_netlink_event_fn fn, void *userdata,
  * or another negative errno.
  */
 int jt_netlink_dump(struct jt_netlink *nl, jt_netlink_sample_fn fn, void *userdata);
+
+/*
+ * jt_netlink_get - GET_JOURNAL for one journal (doit); @fn is called once
+ * with its sample (time_us left 0).  Returns 0, -ENOENT when the kernel
+ * knows no such journal (it went away), or another negative errno.
+ */
+int jt_netlink_get(struct jt_netlink *nl, const char *journal, jt_netlink_sample_fn fn,
+		   void *userdata);
 
 void jt_netlink_free(struct jt_netlink *nl);
 

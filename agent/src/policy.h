@@ -14,8 +14,13 @@
 #include "conf.h"
 #include "sample.h"
 
-/* Baselines kept per journal; with window_s/interval above this the slots are spaced out. */
-#define JT_WINDOW_SLOTS		64
+/*
+ * Baselines kept per journal; with window_s/interval above this the slots
+ * are spaced out (window_s / 30 apart).  The shipped 30 s window is then
+ * known to within a second, in about 20 KiB per journal; 64 slots took
+ * 640 KiB for 16 journals, most of the agent's anonymous memory (bench/).
+ */
+#define JT_WINDOW_SLOTS		32
 /* Watermark step of reclaim auto, percentage points. */
 #define JT_RECLAIM_STEP_PCT	5
 /* Longest force_copy hold after doubling. */

@@ -45,6 +45,7 @@ struct jt_sample {
 	uint64_t copyouts_forced;		/* copy-outs done only for force_copy */
 	uint64_t reclaim_runs;			/* background reclaim work runs */
 	uint64_t reclaim_blocks;		/* log blocks those runs freed */
+	uint64_t source_id;			/* configfs: inode of the group, 0 = netlink */
 };
 
 /* "force_copy", "reclaim" (SPEC knob names as used in policy and D-Bus). */

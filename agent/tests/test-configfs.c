@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Unit tests of the configfs adapter (configfs.c) on a fake tree in a temp
- * directory: value parsing, a full read, junk, a vanished group, writes.
+ * directory: value parsing, a full read, junk, a vanished group, writes,
+ * and which files a read after an earlier sample skips.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -111,7 +112,7 @@ static void test_read_list_write(void **state)
 	assert_null(names[2]);
 	jt_strv_free(names);
 
-	assert_int_equal(jt_configfs_read(root, "vda-8", &s), 0);
+	assert_int_equal(jt_configfs_read(root, "vda-8", NULL, &s), 0);
 	assert_true(s.knob[JT_KNOB_FORCE_COPY] == 1);
 	assert_true(s.knob[JT_KNOB_RECLAIM] == 25);
 	assert_true(s.free_blocks == 1234);
@@ -128,6 +129,58 @@ static void test_read_list_write(void **state)
 	assert_string_equal(buf, "40\n");
 }
 
+/*
+ * With an earlier sample, files that cannot have changed are not read: the
+ * fake tree changes them behind the counters' back and the read must still
+ * give the earlier values, until the counter or knob that gates them moves.
+ */
+static void test_read_skips_unchanged(void **state)
+{
+	struct jt_sample s0, s1, s2, s3;
+	char from[512], to[512];
+
+	(void)state;
+	make_journal("vdc-1");
+	assert_int_equal(jt_configfs_read(root, "vdc-1", NULL, &s0), 0);
+	assert_true(s0.source_id != 0);
+
+	put("vdc-1", "free_blocks", "77\n");
+	put("vdc-1", "shadow_wait_us", "500\n");
+	put("vdc-1", "shadow_wait_hist", "0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put("vdc-1", "copyouts_forced", "9\n");
+	put("vdc-1", "reclaim_runs", "4\n");
+	assert_int_equal(jt_configfs_read(root, "vdc-1", &s0, &s1), 0);
+	assert_true(s1.free_blocks == 77);			/* always read */
+	assert_true(s1.wait[JT_WAIT_SHADOW].wait_us == 0);	/* count unchanged */
+	assert_true(s1.wait[JT_WAIT_SHADOW].hist[1] == 0);
+	assert_true(s1.copyouts_forced == 0);			/* force_copy 0 then and now */
+	assert_true(s1.reclaim_runs == 0);			/* watermark 0 then and now */
+
+	put("vdc-1", "shadow_waits", "5\n");
+	put("vdc-1", "force_copy", "1\n");
+	put("vdc-1", "reclaim_watermark_pct", "20\n");
+	assert_int_equal(jt_configfs_read(root, "vdc-1", &s1, &s2), 0);
+	assert_true(s2.wait[JT_WAIT_SHADOW].waits == 5);
+	assert_true(s2.wait[JT_WAIT_SHADOW].wait_us == 500);
+	assert_true(s2.wait[JT_WAIT_SHADOW].hist[1] == 5);
+	assert_true(s2.copyouts_forced == 9);
+	assert_true(s2.reclaim_runs == 4);
+
+	/* the group set up again under the same name: nothing is taken from @prev */
+	make_journal("vdc-1.new");
+	put("vdc-1.new", "copyouts_forced", "3\n");
+	put("vdc-1.new", "space_wait_max_us", "8\n");
+	snprintf(from, sizeof(from), "%s/vdc-1.new", root);
+	snprintf(to, sizeof(to), "rm -rf '%s/vdc-1'", root);
+	assert_int_equal(system(to), 0);
+	snprintf(to, sizeof(to), "%s/vdc-1", root);
+	assert_int_equal(rename(from, to), 0);
+	assert_int_equal(jt_configfs_read(root, "vdc-1", &s1, &s3), 0);
+	assert_true(s3.source_id != s1.source_id);
+	assert_true(s3.copyouts_forced == 3);
+	assert_true(s3.wait[JT_WAIT_SPACE].wait_max_us == 8);
+}
+
 static void test_junk_and_vanished(void **state)
 {
 	struct jt_sample s;
@@ -136,17 +189,17 @@ static void test_junk_and_vanished(void **state)
 	(void)state;
 	make_journal("sdc-2");
 	put("sdc-2", "free_blocks", "lots\n");
-	assert_int_equal(jt_configfs_read(root, "sdc-2", &s), -EINVAL);
+	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), -EINVAL);
 	put("sdc-2", "free_blocks", "5\n");
 	put("sdc-2", "space_wait_hist", "1 2 3\n");
-	assert_int_equal(jt_configfs_read(root, "sdc-2", &s), -EINVAL);
+	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), -EINVAL);
 	put("sdc-2", "space_wait_hist", "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
-	assert_int_equal(jt_configfs_read(root, "sdc-2", &s), 0);
+	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), 0);
 	/* a file gone mid-way (umount) reads as ENOENT */
 	snprintf(path, sizeof(path), "%s/sdc-2/locked_waits", root);
 	unlink(path);
-	assert_int_equal(jt_configfs_read(root, "sdc-2", &s), -ENOENT);
-	assert_int_equal(jt_configfs_read(root, "nosuch-1", &s), -ENOENT);
+	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), -ENOENT);
+	assert_int_equal(jt_configfs_read(root, "nosuch-1", NULL, &s), -ENOENT);
 	/* a write to a vanished group does not create anything */
 	assert_int_equal(jt_configfs_write_knob(root, "nosuch-1", JT_KNOB_FORCE_COPY, 1), -ENOENT);
 	snprintf(path, sizeof(path), "%s/nosuch-1", root);
@@ -164,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_read_list_write),
 		cmocka_unit_test(test_junk_and_vanished),
+		cmocka_unit_test(test_read_skips_unchanged),
 	};
 
 	return cmocka_run_group_tests_name("configfs", tests, setup, teardown);

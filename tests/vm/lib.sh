@@ -70,10 +70,13 @@ mount_configfs() {
 		mount -t configfs none /sys/kernel/config || fail "mount configfs"
 }
 
-# journal_name DEV - the jbd2 journal name (j_devname) of a mounted device
+# journal_name DEV - the jbd2 journal name (j_devname) of a mounted device;
+# DEV may be a node of another name (dmsetup without udev makes
+# /dev/mapper/NAME a node, not a link): the kernel's name comes from sysfs
 journal_name() {
-	local base
-	base=$(basename "$(readlink -f "$1")")
+	local base mm
+	mm=$(stat -L -c '%t %T' "$1") || return 1
+	base=$(basename "$(readlink -f "/sys/dev/block/$((16#${mm% *})):$((16#${mm#* }))")")
 	ls /proc/fs/jbd2 | grep -E "^${base}-[0-9]+$" | head -n 1
 }
 

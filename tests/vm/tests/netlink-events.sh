@@ -32,36 +32,7 @@ ja=$(ls "$CFS" | head -n 1)
 log "journal $ja (writes delayed 20 ms)"
 
 nl_listen "$OUT/events-stall.log"
-python3 - /mnt/a <<'PY'
-import os, sys, time
-# four files, their inodes in one inode table block: one task commits that
-# block over and over (fsync), three keep changing their inodes without
-# fsync and so sleep on its BH_Shadow while the commit writes it (20 ms)
-d = sys.argv[1]
-for w in range(4):
-    open("%s/w%d" % (d, w), "w").close()
-os.sync()
-kids = []
-for w in range(4):
-    pid = os.fork()
-    if pid == 0:
-        name = "%s/w%d" % (d, w)
-        end = time.time() + 12
-        i = 0
-        if w == 0:
-            fd = os.open(name, os.O_WRONLY)
-            while time.time() < end:
-                os.pwrite(fd, b"x" * 512, 0)
-                os.fsync(fd)
-        else:
-            while time.time() < end:
-                i += 1
-                os.utime(name, ns=(i * 1000, i * 1000))
-        os._exit(0)
-    kids.append(pid)
-for pid in kids:
-    os.waitpid(pid, 0)
-PY
+python3 "$PROJECT/tests/vm/shadow-stall.py" /mnt/a 12 || fail "shadow-stall.py"
 sleep 1
 nl_stop
 cp "$OUT/events-stall.log" /tmp/ev
