@@ -42,9 +42,15 @@ void jt_log(int prio, const char *fmt, ...)
 	if (use_journal) {
 		sd_journal_printv(prio, fmt, ap);
 	} else {
-		fprintf(stderr, "jbd2-tuned: %s: ", prefix[prio & 7]);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
+		char line[1024];
+		int n = snprintf(line, sizeof(line), "jbd2-tuned: %s: ", prefix[prio & 7]);
+
+		/* one write per line (stderr is unbuffered): lines stay whole */
+		n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+		if (n > (int)sizeof(line) - 2)
+			n = (int)sizeof(line) - 2;
+		line[n++] = '\n';
+		fwrite(line, 1, (size_t)n, stderr);
 	}
 	va_end(ap);
 }

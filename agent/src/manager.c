@@ -633,7 +633,11 @@ static void on_netlink_event(void *userdata, int cmd, const char *journal,
 	struct jt_journal *j;
 	int r;
 
-	log_debug("netlink event %s for %s", event_name(cmd), journal);
+	if (timestamp_ns)
+		log_debug("netlink event %s for %s, sent %.3f ms ago", event_name(cmd), journal,
+			  (double)(now_ns(CLOCK_MONOTONIC) - timestamp_ns) / 1e6);
+	else
+		log_debug("netlink event %s for %s", event_name(cmd), journal);
 	m->cause_cmd = cmd;
 	m->cause_ns = timestamp_ns;
 	m->sample_time_us = now_us(CLOCK_MONOTONIC);

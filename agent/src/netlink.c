@@ -191,11 +191,13 @@ int jt_netlink_open(sd_event *event, jt_netlink_event_fn fn, void *userdata,
 	 * dump message up to the reader's buffer, and 32 KiB holds the records
 	 * of about 30 journals (~1 KiB each).
 	 */
-	if (nl_socket_set_msg_buf_size(nl->req, JT_NETLINK_BUF_SIZE) < 0) {
+	if (nl_socket_set_msg_buf_size(nl->req, JT_NETLINK_BUF_SIZE) < 0 ||
+	    nl_socket_set_msg_buf_size(nl->events, JT_NETLINK_BUF_SIZE) < 0) {
 		r = -ENOMEM;
 		goto fail;
 	}
 	nl_socket_disable_msg_peek(nl->req);
+	nl_socket_disable_msg_peek(nl->events);	/* an event is one message, ~850 bytes */
 	nl_socket_disable_seq_check(nl->events);
 	nl_socket_modify_cb(nl->events, NL_CB_VALID, NL_CB_CUSTOM, event_cb, nl);
 	if (nl_socket_add_membership(nl->events, grp) < 0 ||
