@@ -23,20 +23,17 @@
 #include "mounts.h"
 #include "netlink.h"
 
-static uint64_t now_us(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000ULL;
-}
-
 static uint64_t now_ns(clockid_t clock)
 {
 	struct timespec ts;
 
 	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_us(clockid_t clock)
+{
+	return now_ns(clock) / 1000ULL;
 }
 
 static const char *event_name(int cmd)
@@ -284,22 +281,19 @@ static bool note_read_failure(struct jt_manager *m, const char *name, bool faili
 	size_t i, n = 0;
 	char **v;
 
-	for (i = 0; m->read_failing && m->read_failing[i]; i++)
-		if (strcmp(m->read_failing[i], name) == 0)
-			break;
-	n = i;
-	if (m->read_failing && m->read_failing[i]) {
+	while (m->read_failing && m->read_failing[n])
+		n++;
+	for (i = 0; i < n && strcmp(m->read_failing[i], name) != 0; i++)
+		;
+	if (i < n) {		/* was failing */
 		if (failing)
 			return false;
 		free(m->read_failing[i]);
-		for (; m->read_failing[i]; i++)
-			m->read_failing[i] = m->read_failing[i + 1];
+		memmove(&m->read_failing[i], &m->read_failing[i + 1], (n - i) * sizeof(*v));
 		return true;
 	}
 	if (!failing)
 		return false;
-	while (m->read_failing && m->read_failing[n])
-		n++;
 	v = realloc(m->read_failing, (n + 2) * sizeof(*v));
 	if (!v)
 		return true;
@@ -362,13 +356,19 @@ static void sample_configfs_one(struct jt_manager *m, const char *name, uint64_t
 	take_sample(m, name, j, &s);
 }
 
-static void on_dump_sample(void *userdata, const char *name, const struct jt_sample *in)
+/* Context of a netlink request: every reply is stamped with one clock read. */
+struct nl_request {
+	struct jt_manager *m;
+	uint64_t time_us;
+};
+
+static void on_nl_sample(void *userdata, const char *name, const struct jt_sample *in)
 {
-	struct jt_manager *m = userdata;
+	const struct nl_request *rq = userdata;
 	struct jt_sample s = *in;
 
-	s.time_us = m->sample_time_us;	/* one clock read per request, not per journal */
-	take_sample(m, name, jt_manager_find(m, name), &s);
+	s.time_us = rq->time_us;
+	take_sample(rq->m, name, jt_manager_find(rq->m, name), &s);
 }
 
 static void update_status(struct jt_manager *m)
@@ -413,8 +413,9 @@ void jt_manager_sample_all(struct jt_manager *m)
 	}
 	r = -1;
 	if (m->nl) {
-		m->sample_time_us = now;
-		r = jt_netlink_dump(m->nl, on_dump_sample, m);
+		struct nl_request rq = { .m = m, .time_us = now };
+
+		r = jt_netlink_dump(m->nl, on_nl_sample, &rq);
 		if (r == -EINTR) {
 			/* incomplete: drop nobody now, the next dump (or event) tells */
 			for (j = m->journals; j; j = j->next)
@@ -630,6 +631,7 @@ static void on_netlink_event(void *userdata, int cmd, const char *journal,
 			     uint64_t timestamp_ns)
 {
 	struct jt_manager *m = userdata;
+	struct nl_request rq = { .m = m };
 	struct jt_journal *j;
 	int r;
 
@@ -640,8 +642,8 @@ static void on_netlink_event(void *userdata, int cmd, const char *journal,
 		log_debug("netlink event %s for %s", event_name(cmd), journal);
 	m->cause_cmd = cmd;
 	m->cause_ns = timestamp_ns;
-	m->sample_time_us = now_us(CLOCK_MONOTONIC);
-	r = jt_netlink_get(m->nl, journal, on_dump_sample, m);
+	rq.time_us = now_us(CLOCK_MONOTONIC);
+	r = jt_netlink_get(m->nl, journal, on_nl_sample, &rq);
 	m->cause_ns = 0;
 	if (r == -ENOENT) {
 		j = jt_manager_find(m, journal);

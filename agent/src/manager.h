@@ -62,7 +62,6 @@ struct jt_manager {
 	char status[640];
 	char last_decision_line[JT_NAME_MAX + JT_REASON_MAX + 100];
 	unsigned long decisions;
-	uint64_t sample_time_us;	/* CLOCK_MONOTONIC of the netlink request under way */
 	int cause_cmd;			/* netlink event being handled, if cause_ns */
 	uint64_t cause_ns;		/* its kernel CLOCK_MONOTONIC time, 0 = none */
 };
