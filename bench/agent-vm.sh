@@ -107,9 +107,7 @@ reclaim = off
 EOC
 # the log goes to the guest's tmpfs: $OUT is shared over 9p, where every
 # write() is a round trip to the host, and --verbose writes a line per event
-"$AGENT" --bus system --verbose > /tmp/agent-reaction.log 2>&1 &
-DEMO_AGENT_PID=$!
-sleep 5
+DEMO_AGENT_LOG=/tmp/agent-reaction.log demo_agent_start --verbose
 # the four loads start together 10 s from now, once their (emulated)
 # interpreters are up, rather than while they start
 start=$(( $(date +%s) + 10 ))

@@ -2,21 +2,21 @@
 # shellcheck shell=bash
 #
 # The demo scenario, run inside the test VM (sourced by bench/demo-vm.sh for
-# `make demo` and by tests/vm/tests/agent-demo.sh for `make check`):
+# `make demo`, by tests/vm/tests/agent-stall.sh for `make check` and by
+# bench/agent-vm.sh for its setup and agent start):
 # ext4 with a small journal on a slow (throttled) virtio disk, a background
 # of small random read/write jobs that keep metadata dirty under commit, and
 # an "online" writer at a fixed rate whose completion latency we measure.
 # Phase 1 runs jbd2-tuned in dry-run, phase 2 in auto.
 #
-# Needs: lib.sh sourced, $PROJECT, $OUT; the disk /dev/vda (throttled by the
-# caller's "# vm-disk:" line).  Settings (environment, with defaults):
+# Needs: lib.sh sourced, $PROJECT, $OUT; a disk per phase (throttled by the
+# caller's "# vm-disk:" lines).  Settings (environment, with defaults):
 #   DEMO_PHASE_S      seconds of measured load per phase (60)
-#   DEMO_WARMUP_MAX_S phase 2: longest wait for the agent to turn force_copy
-#                     on before measuring (120)
 #   DEMO_DROPIN       extra policy lines for /etc/jbd2-tuned.conf.d/ ("")
+#   DEMO_AGENT_LOG    where demo_agent_start sends the agent's log
+#                     ($OUT/agent.log)
 
 DEMO_PHASE_S=${DEMO_PHASE_S:-60}
-DEMO_WARMUP_MAX_S=${DEMO_WARMUP_MAX_S:-120}
 DEMO_DROPIN=${DEMO_DROPIN:-}
 AGENT=$PROJECT/agent/build/jbd2-tuned
 DEMO_MNT=/mnt/demo
@@ -55,10 +55,7 @@ demo_setup() {
 # longer stalls whatever the knob (kmod-force-copy test), which would bias
 # the comparison.
 demo_fs_start() {
-	mkfs_ext4 "$1" -J size=16
-	mkdir -p "$DEMO_MNT"
-	mount -t ext4 "$1" "$DEMO_MNT" || fail "mount $1"
-	DEMO_J=$(journal_name "$1")
+	DEMO_J=$(fresh_ext4 "$1" "$DEMO_MNT" -J size=16) || exit 1
 	DEMO_CFS=/sys/kernel/config/jbd2/$DEMO_J
 	[ -d "$DEMO_CFS" ] || fail "no configfs group for $DEMO_J"
 	# lay out the background jobs' files first, so the load is random
@@ -78,9 +75,10 @@ demo_fs_stop() {
 	fsck_clean "$1"
 }
 
-# demo_agent_start MODE_OPTS... - start jbd2-tuned (log in $OUT/agent.log)
+# demo_agent_start MODE_OPTS... - start jbd2-tuned on the system bus and
+# wait for its bus name; its log goes to $DEMO_AGENT_LOG ($OUT/agent.log)
 demo_agent_start() {
-	"$AGENT" --bus system "$@" >> "$OUT/agent.log" 2>&1 &
+	"$AGENT" --bus system "$@" >> "${DEMO_AGENT_LOG:-$OUT/agent.log}" 2>&1 &
 	DEMO_AGENT_PID=$!
 	local i
 	for i in $(seq 1 100); do
@@ -89,7 +87,7 @@ demo_agent_start() {
 		kill -0 "$DEMO_AGENT_PID" 2>/dev/null || break
 		sleep 0.2
 	done
-	cat "$OUT/agent.log"
+	cat "${DEMO_AGENT_LOG:-$OUT/agent.log}"
 	fail "jbd2-tuned did not come up on the bus"
 }
 
@@ -204,20 +202,6 @@ demo_phase() {
 	after=$(demo_counters)
 	set -- $before $after
 	echo "$tag $8 $(demo_percentiles "$tag") $(($5 - $1)) $(($6 - $2)) $7" >> "$OUT/table"
-}
-
-# demo_wait_force_copy SECONDS - wait for the agent to set force_copy=1;
-# prints the seconds it took, returns 1 on timeout
-demo_wait_force_copy() {
-	local t0=$SECONDS
-	while [ $((SECONDS - t0)) -lt "$1" ]; do
-		if [ "$(cat "$DEMO_CFS/force_copy")" = 1 ]; then
-			echo $((SECONDS - t0))
-			return 0
-		fi
-		sleep 1
-	done
-	return 1
 }
 
 # demo_print_table - the table of both phases

@@ -21,11 +21,7 @@ else
 	assert_eq "jbd2 taint (signed = stock)" "" "$(cat /sys/module/jbd2/taint)"
 fi
 
-mkfs_ext4 /dev/vda -J size=8
-mkdir -p /mnt/a
-run_ok mount mount -t ext4 /dev/vda /mnt/a
-j=$(journal_name /dev/vda)
-[ -n "$j" ] || fail "no /proc/fs/jbd2 entry for vda"
+j=$(fresh_ext4 /dev/vda /mnt/a -J size=8) || exit 1
 log "journal $j"
 
 # reference data on tmpfs, copied with fsync per file

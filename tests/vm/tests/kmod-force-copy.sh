@@ -18,7 +18,6 @@ source "$PROJECT/tests/vm/lib-kmod.sh"
 
 RUNTIME=${KMOD_FC_RUNTIME:-30}
 kmod_setup
-mkdir -p /mnt/a
 
 figs="shadow_waits shadow_wait_us shadow_wait_max_us locked_waits locked_wait_us locked_wait_max_us space_waits space_wait_us copyouts_forced"
 snap() { local f; for f in $figs; do printf '%s=%s ' "$f" "$(jattr "$j" "$f")"; done; }
@@ -70,9 +69,7 @@ declare -A res
 # longer stalls whatever the knob), so its counters, *_max_us included,
 # cover that run only.
 for fc in 0 1; do
-	mkfs_ext4 /dev/vda -J size=16
-	run_ok mount mount -t ext4 /dev/vda /mnt/a
-	j=$(journal_name /dev/vda)
+	j=$(fresh_ext4 /dev/vda /mnt/a -J size=16) || exit 1
 	# lay out the randrw files outside the measurement
 	fio --name=layout --directory=/mnt/a --rw=write --bs=1m --size=8m \
 		--numjobs=4 --filename_format='rw.$jobnum' --output=/dev/null ||

@@ -17,14 +17,11 @@ DIRS=${KMOD_RC_DIRS:-40}
 FILES=${KMOD_RC_FILES:-50}
 EVERY=${KMOD_RC_FSYNC_EVERY:-5}
 kmod_setup
-mkdir -p /mnt/a
 
 figs="space_waits space_wait_us space_wait_max_us reclaim_runs reclaim_blocks locked_waits shadow_waits"
 declare -A res
 for wm in 0 50; do
-	mkfs_ext4 /dev/vda -J size=4
-	run_ok mount mount -t ext4 /dev/vda /mnt/a
-	j=$(journal_name /dev/vda)
+	j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
 	jset "$j" reclaim_watermark_pct "$wm"
 	log "storm with reclaim_watermark_pct=$wm: 4 x $DIRS dirs x $FILES files, fsync every $EVERY"
 	t0=$(date +%s.%N)

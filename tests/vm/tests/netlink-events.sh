@@ -51,10 +51,7 @@ run_ok umount umount /mnt/a
 run_ok dmsetup dmsetup remove nlslow
 
 # --- SPACE_LOW ------------------------------------------------------------------
-mkfs_ext4 /dev/vdb -J size=4
-run_ok mount mount -t ext4 /dev/vdb /mnt/b
-jb=$(journal_name /dev/vdb)
-[ -n "$jb" ] || fail "no journal for vdb"
+jb=$(fresh_ext4 /dev/vdb /mnt/b -J size=4) || exit 1
 assert_eq "reclaim off" 0 "$(< "$CFS/$jb/reclaim_watermark_pct")"
 log_blocks=$(< "$CFS/$jb/log_blocks")
 line=$((2 * $(< "$CFS/$jb/max_transaction_blocks")))
