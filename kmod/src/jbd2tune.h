@@ -24,8 +24,25 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-/* Largest accepted reclaim_watermark_pct. */
+/*
+ * Largest reclaim_watermark_pct a module parameter may ask for; a journal
+ * accepts only its own range, see jbd2tune_watermark_range().
+ */
 #define JBD2TUNE_WATERMARK_PCT_MAX	90
+
+/*
+ * The lowest accepted watermark lies this share of the journal, in
+ * percent, above the foreground threshold (j_max_transaction_buffers):
+ * closer to it the work is queued too late to beat the handles to it.
+ */
+#define JBD2TUNE_WATERMARK_HEADROOM_PCT	5
+
+/*
+ * Allocation of a copy made only because of force_copy: an optimisation,
+ * so it neither retries hard nor warns; on failure the buffer is logged
+ * from its own page, shadowed, as without the knob.
+ */
+#define JBD2TUNE_FORCED_COPY_GFP	(GFP_NOFS | __GFP_NORETRY | __GFP_NOWARN)
 
 /**
  * enum jbd2tune_wait_kind - the waits we account
@@ -33,12 +50,19 @@
  * @JBD2TUNE_WAIT_SPACE: handle start waited in __jbd2_log_wait_for_space()
  * @JBD2TUNE_WAIT_LOCKED: handle start waited for a locked or switching
  *	running transaction
+ * @JBD2TUNE_WAIT_COMMIT_WAIT: a task slept in jbd2_log_wait_commit() for a
+ *	transaction to be committed (fsync, sync, checkpoint)
+ * @JBD2TUNE_WAIT_COMMIT: one jbd2_journal_commit_transaction(), from its
+ *	start to j_commit_sequence being updated (not a task's wait, but
+ *	accounted the same way)
  * @JBD2TUNE_NR_WAITS: number of kinds
  */
 enum jbd2tune_wait_kind {
 	JBD2TUNE_WAIT_SHADOW,
 	JBD2TUNE_WAIT_SPACE,
 	JBD2TUNE_WAIT_LOCKED,
+	JBD2TUNE_WAIT_COMMIT_WAIT,
+	JBD2TUNE_WAIT_COMMIT,
 	JBD2TUNE_NR_WAITS,
 };
 
@@ -60,6 +84,7 @@ struct jbd2tune_wait_stat {
 /* Bits of jbd2tune_journal.flags */
 #define JBD2TUNE_RECLAIM_QUEUED		0	/* reclaim_work queued or running */
 #define JBD2TUNE_RECLAIM_STOPPED	1	/* journal aborted or going away */
+#define JBD2TUNE_RECLAIM_BACKOFF	2	/* last run made no progress */
 
 /**
  * struct jbd2tune_events - netlink event state of a journal
@@ -72,6 +97,7 @@ struct jbd2tune_wait_stat {
  * @stall_max_us: longest of those stalls, microseconds
  * @stall_sent_ns: CLOCK_MONOTONIC of the last STALL message (its timestamp)
  * @space_low_ns: CLOCK_MONOTONIC when free space last crossed below the line
+ *	and a SPACE_LOW was queued
  * @space_work: sends SPACE_LOW
  * @stall_work: sends STALL, at most once per JBD2TUNE_STALL_INTERVAL_MS
  */
@@ -97,10 +123,14 @@ struct jbd2tune_cfs;
  * @reclaim_watermark_pct: 0 (off) or 1..JBD2TUNE_WATERMARK_PCT_MAX
  * @waits: wait statistics, indexed by enum jbd2tune_wait_kind
  * @copyouts_forced: buffers copied out only because of @force_copy
+ * @copyouts_forced_failed: forced copies whose allocation failed (the
+ *	buffer was logged shadowed instead)
  * @reclaim_runs: runs of @reclaim_work
- * @reclaim_blocks: log blocks freed by those runs
+ * @reclaim_blocks: log blocks released by the tail moves of those runs
  * @reclaim_work: background checkpointing, on jbd2tune_wq
  * @flags: JBD2TUNE_RECLAIM_* bits
+ * @backoff_commit: j_commit_sequence when JBD2TUNE_RECLAIM_BACKOFF was set
+ * @backoff_tail: j_tail when JBD2TUNE_RECLAIM_BACKOFF was set
  * @node: entry in jbd2tune_journals, under jbd2tune_lock
  * @registered: on jbd2tune_journals (under jbd2tune_lock)
  * @cfs: configfs group of the journal, or NULL
@@ -112,10 +142,13 @@ struct jbd2tune_journal {
 	int reclaim_watermark_pct;
 	struct jbd2tune_wait_stat waits[JBD2TUNE_NR_WAITS];
 	atomic64_t copyouts_forced;
+	atomic64_t copyouts_forced_failed;
 	atomic64_t reclaim_runs;
 	atomic64_t reclaim_blocks;
 	struct work_struct reclaim_work;
 	unsigned long flags;
+	tid_t backoff_commit;
+	unsigned long backoff_tail;
 	struct list_head node;
 	bool registered;
 	struct jbd2tune_cfs *cfs;
@@ -141,11 +174,14 @@ struct jbd2tune_wait_snapshot {
  * @name: j_devname
  * @force_copy: knob
  * @reclaim_watermark_pct: knob
+ * @reclaim_watermark_min_pct: lowest accepted non-zero watermark
+ * @reclaim_watermark_max_pct: highest accepted watermark
  * @log_blocks: journal length, blocks
  * @free_blocks: jbd2_log_space_left(), blocks
  * @max_transaction_blocks: j_max_transaction_buffers, blocks
  * @waits: per wait kind
  * @copyouts_forced: counter
+ * @copyouts_forced_failed: counter
  * @reclaim_runs: counter
  * @reclaim_blocks: counter, blocks
  */
@@ -153,11 +189,14 @@ struct jbd2tune_snapshot {
 	char name[JBD2TUNE_NAME_MAX];
 	unsigned int force_copy;
 	unsigned int reclaim_watermark_pct;
+	unsigned int reclaim_watermark_min_pct;
+	unsigned int reclaim_watermark_max_pct;
 	u64 log_blocks;
 	u64 free_blocks;
 	u64 max_transaction_blocks;
 	struct jbd2tune_wait_snapshot waits[JBD2TUNE_NR_WAITS];
 	u64 copyouts_forced;
+	u64 copyouts_forced_failed;
 	u64 reclaim_runs;
 	u64 reclaim_blocks;
 };
@@ -203,7 +242,16 @@ unsigned int jbd2tune_reclaim_watermark_pct_default(void);
  * @JBD2TUNE_FIG_LOCKED_WAIT_MAX_US: longest locked wait, us
  * @JBD2TUNE_FIG_COPYOUTS_FORCED: forced copy-outs
  * @JBD2TUNE_FIG_RECLAIM_RUNS: background reclaim runs
- * @JBD2TUNE_FIG_RECLAIM_BLOCKS: log blocks freed by background reclaim
+ * @JBD2TUNE_FIG_RECLAIM_BLOCKS: log blocks released by background reclaim
+ * @JBD2TUNE_FIG_COMMIT_WAITS: commit wait count
+ * @JBD2TUNE_FIG_COMMIT_WAIT_US: commit wait total, us
+ * @JBD2TUNE_FIG_COMMIT_WAIT_MAX_US: longest commit wait, us
+ * @JBD2TUNE_FIG_COMMITS: commits
+ * @JBD2TUNE_FIG_COMMIT_US: their total duration, us
+ * @JBD2TUNE_FIG_COMMIT_MAX_US: longest commit, us
+ * @JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED: forced copies not made (no memory)
+ * @JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT: see jbd2tune_watermark_range()
+ * @JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT: see jbd2tune_watermark_range()
  */
 enum jbd2tune_figure {
 	JBD2TUNE_FIG_LOG_BLOCKS,
@@ -221,6 +269,15 @@ enum jbd2tune_figure {
 	JBD2TUNE_FIG_COPYOUTS_FORCED,
 	JBD2TUNE_FIG_RECLAIM_RUNS,
 	JBD2TUNE_FIG_RECLAIM_BLOCKS,
+	JBD2TUNE_FIG_COMMIT_WAITS,
+	JBD2TUNE_FIG_COMMIT_WAIT_US,
+	JBD2TUNE_FIG_COMMIT_WAIT_MAX_US,
+	JBD2TUNE_FIG_COMMITS,
+	JBD2TUNE_FIG_COMMIT_US,
+	JBD2TUNE_FIG_COMMIT_MAX_US,
+	JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED,
+	JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT,
+	JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT,
 };
 
 /* jbd2tune_stats.c */
@@ -242,6 +299,9 @@ int jbd2tune_reclaim_init(void);
 void jbd2tune_reclaim_exit(void);
 void jbd2tune_reclaim_setup(struct jbd2tune_journal *jt);
 void jbd2tune_reclaim_stop(struct jbd2tune_journal *jt, bool sync);
+void jbd2tune_watermark_range(journal_t *journal, unsigned int *min_pct,
+			      unsigned int *max_pct);
+u64 jbd2tune_watermark_blocks(journal_t *journal, unsigned int pct);
 
 /**
  * struct jbd2tune_event - what a multicast event adds to the journal's record
@@ -325,6 +385,18 @@ static inline bool jbd2tune_force_copy(journal_t *journal)
 static inline void jbd2tune_count_forced_copyout(journal_t *journal)
 {
 	atomic64_inc(&jbd2tune_of(journal)->copyouts_forced);
+}
+
+/**
+ * jbd2tune_count_forced_copyout_failed() - a forced copy could not be made
+ * @journal: the journal being committed
+ *
+ * The JBD2TUNE_FORCED_COPY_GFP allocation failed; the buffer is logged
+ * from its own page, shadowed, as without force_copy.
+ */
+static inline void jbd2tune_count_forced_copyout_failed(journal_t *journal)
+{
+	atomic64_inc(&jbd2tune_of(journal)->copyouts_forced_failed);
 }
 
 #endif /* _FS_JBD2_JBD2TUNE_H */

@@ -12,9 +12,10 @@
  * reference counted by its config_item: when the journal is destroyed the
  * group is unregistered and cut off from the journal (->jt = NULL under
  * ->lock), and it is freed on the last config_item_put().  A file kept
- * open past that point reads and writes -ENODEV (configfs marks the
- * fragment dead; our show/store check ->jt as well), never the freed
- * journal.
+ * open past that point reads and writes -ENOENT: configfs marks the
+ * fragment dead and answers for it without calling us.  Our show/store
+ * still check ->jt and return -ENODEV, for a call that raced with the
+ * removal; either way nobody reaches the freed journal.
  */
 
 #include <linux/configfs.h>
@@ -195,6 +196,20 @@ JBD2TUNE_FIGURE_ATTR(reclaim_blocks, JBD2TUNE_FIG_RECLAIM_BLOCKS);
 JBD2TUNE_HIST_ATTR(shadow_wait_hist, JBD2TUNE_WAIT_SHADOW);
 JBD2TUNE_HIST_ATTR(space_wait_hist, JBD2TUNE_WAIT_SPACE);
 JBD2TUNE_HIST_ATTR(locked_wait_hist, JBD2TUNE_WAIT_LOCKED);
+JBD2TUNE_FIGURE_ATTR(commit_waits, JBD2TUNE_FIG_COMMIT_WAITS);
+JBD2TUNE_FIGURE_ATTR(commit_wait_us, JBD2TUNE_FIG_COMMIT_WAIT_US);
+JBD2TUNE_FIGURE_ATTR(commit_wait_max_us, JBD2TUNE_FIG_COMMIT_WAIT_MAX_US);
+JBD2TUNE_HIST_ATTR(commit_wait_hist, JBD2TUNE_WAIT_COMMIT_WAIT);
+JBD2TUNE_FIGURE_ATTR(commits, JBD2TUNE_FIG_COMMITS);
+JBD2TUNE_FIGURE_ATTR(commit_us, JBD2TUNE_FIG_COMMIT_US);
+JBD2TUNE_FIGURE_ATTR(commit_max_us, JBD2TUNE_FIG_COMMIT_MAX_US);
+JBD2TUNE_HIST_ATTR(commit_hist, JBD2TUNE_WAIT_COMMIT);
+JBD2TUNE_FIGURE_ATTR(copyouts_forced_failed,
+		     JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED);
+JBD2TUNE_FIGURE_ATTR(reclaim_watermark_min_pct,
+		     JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT);
+JBD2TUNE_FIGURE_ATTR(reclaim_watermark_max_pct,
+		     JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT);
 
 static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_force_copy,
@@ -217,6 +232,17 @@ static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_shadow_wait_hist,
 	&jbd2tune_cfs_attr_space_wait_hist,
 	&jbd2tune_cfs_attr_locked_wait_hist,
+	&jbd2tune_cfs_attr_commit_waits,
+	&jbd2tune_cfs_attr_commit_wait_us,
+	&jbd2tune_cfs_attr_commit_wait_max_us,
+	&jbd2tune_cfs_attr_commit_wait_hist,
+	&jbd2tune_cfs_attr_commits,
+	&jbd2tune_cfs_attr_commit_us,
+	&jbd2tune_cfs_attr_commit_max_us,
+	&jbd2tune_cfs_attr_commit_hist,
+	&jbd2tune_cfs_attr_copyouts_forced_failed,
+	&jbd2tune_cfs_attr_reclaim_watermark_min_pct,
+	&jbd2tune_cfs_attr_reclaim_watermark_max_pct,
 	NULL,
 };
 

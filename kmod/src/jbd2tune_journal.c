@@ -81,17 +81,24 @@ int jbd2tune_set_force_copy(struct jbd2tune_journal *jt, unsigned int val)
 /**
  * jbd2tune_set_reclaim_watermark_pct() - set a journal's reclaim watermark
  * @jt: the journal
- * @val: 0 (off) or 1..JBD2TUNE_WATERMARK_PCT_MAX, percent of the log
+ * @val: 0 (off) or a percentage of the log inside the journal's range,
+ *	jbd2tune_watermark_range()
  *
  * Checked at the next handle start.  No locking needed.
  *
- * Return: 0 or -EINVAL.
+ * Return: 0, or -EINVAL for a watermark outside the range (the knob keeps
+ * its value).
  */
 int jbd2tune_set_reclaim_watermark_pct(struct jbd2tune_journal *jt,
 				       unsigned int val)
 {
-	if (val > JBD2TUNE_WATERMARK_PCT_MAX)
-		return -EINVAL;
+	unsigned int lo, hi;
+
+	if (val) {
+		jbd2tune_watermark_range(&jt->journal, &lo, &hi);
+		if (!hi || val < lo || val > hi)
+			return -EINVAL;
+	}
 	WRITE_ONCE(jt->reclaim_watermark_pct, val);
 	return 0;
 }

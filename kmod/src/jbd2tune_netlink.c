@@ -79,11 +79,20 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 		[JBD2TUNE_WAIT_LOCKED] = { { JBD2TUNE_ATTR_LOCKED_WAITS,
 					     JBD2TUNE_ATTR_LOCKED_WAIT_US,
 					     JBD2TUNE_ATTR_LOCKED_WAIT_MAX_US } },
+		[JBD2TUNE_WAIT_COMMIT_WAIT] = {
+			{ JBD2TUNE_ATTR_COMMIT_WAITS,
+			  JBD2TUNE_ATTR_COMMIT_WAIT_US,
+			  JBD2TUNE_ATTR_COMMIT_WAIT_MAX_US } },
+		[JBD2TUNE_WAIT_COMMIT] = { { JBD2TUNE_ATTR_COMMITS,
+					     JBD2TUNE_ATTR_COMMIT_US,
+					     JBD2TUNE_ATTR_COMMIT_MAX_US } },
 	};
 	static const u16 hist_attrs[JBD2TUNE_NR_WAITS] = {
 		[JBD2TUNE_WAIT_SHADOW] = JBD2TUNE_ATTR_SHADOW_WAIT_HIST,
 		[JBD2TUNE_WAIT_SPACE] = JBD2TUNE_ATTR_SPACE_WAIT_HIST,
 		[JBD2TUNE_WAIT_LOCKED] = JBD2TUNE_ATTR_LOCKED_WAIT_HIST,
+		[JBD2TUNE_WAIT_COMMIT_WAIT] = JBD2TUNE_ATTR_COMMIT_WAIT_HIST,
+		[JBD2TUNE_WAIT_COMMIT] = JBD2TUNE_ATTR_COMMIT_HIST,
 	};
 	int k;
 
@@ -91,6 +100,10 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 	    nla_put_u8(skb, JBD2TUNE_ATTR_FORCE_COPY, s->force_copy) ||
 	    nla_put_u8(skb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT,
 		       s->reclaim_watermark_pct) ||
+	    nla_put_u8(skb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT,
+		       s->reclaim_watermark_min_pct) ||
+	    nla_put_u8(skb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT,
+		       s->reclaim_watermark_max_pct) ||
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_LOG_BLOCKS, s->log_blocks) ||
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_FREE_BLOCKS,
 				s->free_blocks) ||
@@ -109,6 +122,8 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 	}
 	if (jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_COPYOUTS_FORCED,
 				s->copyouts_forced) ||
+	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_COPYOUTS_FORCED_FAILED,
+				s->copyouts_forced_failed) ||
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_RECLAIM_RUNS,
 				s->reclaim_runs) ||
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_RECLAIM_BLOCKS,
@@ -120,10 +135,11 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 /* Size of a message from jbd2tune_nl_fill(), event attributes included. */
 static size_t jbd2tune_nl_msg_size(void)
 {
-	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 3 + 3;
+	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 4 + 3;
 
 	return nla_total_size(JBD2TUNE_NAME_MAX) +	/* name */
 	       2 * nla_total_size(sizeof(u8)) +		/* knobs */
+	       2 * nla_total_size(sizeof(u8)) +		/* watermark range */
 	       nla_total_size(sizeof(u8)) +		/* stall kind */
 	       u64_attrs * nla_total_size_64bit(sizeof(u64)) +
 	       JBD2TUNE_NR_WAITS *

@@ -11,11 +11,17 @@
  * flip bits and queue a work item of the journal; the work builds and
  * sends the message.
  *
- * SPACE_LOW is edge-triggered: JBD2TUNE_EV_SPACE_LOW is set when a handle
- * start first sees free log space below the line (the reclaim watermark,
- * or 2 x j_max_transaction_buffers while reclaim is off) and cleared by the
- * first handle start that sees it at or above the line again, which re-arms
- * the event.  One crossing, one message.
+ * SPACE_LOW is edge-triggered with hysteresis: JBD2TUNE_EV_SPACE_LOW is
+ * set when a handle start first sees free log space below the line (the
+ * reclaim watermark, or 2 x j_max_transaction_buffers while reclaim is off)
+ * and cleared by the first handle start that sees it at least
+ * JBD2TUNE_SPACE_LOW_HYSTERESIS of the journal above the line, which
+ * re-arms the event.  Background reclaim stops as soon as free space is
+ * back at the watermark, so without the hysteresis every commit would
+ * cross the line again and send one message each.  Crossings are also
+ * rate-limited like STALL: none is sent sooner than
+ * JBD2TUNE_STALL_INTERVAL_MS after the previous one (it is dropped, and the
+ * event stays armed-off until free space recovers).
  *
  * STALL coalesces: every shadow or space wait longer than
  * JBD2TUNE_STALL_THRESHOLD_US adds its kind and duration to the journal's
@@ -40,6 +46,9 @@
 #define JBD2TUNE_EV_SPACE_LOW		0	/* below the line, reported */
 #define JBD2TUNE_EV_STOPPED		1	/* journal going away */
 
+/* Re-arm SPACE_LOW this share of the journal above the line: 1/16. */
+#define JBD2TUNE_SPACE_LOW_HYSTERESIS_SHIFT	4
+
 /*
  * Jiffies until the next STALL message may be sent, 0 if it may be now.
  * Rounded up, so the work never runs early; the work checks again against
@@ -58,9 +67,10 @@ static unsigned long jbd2tune_stall_delay(struct jbd2tune_events *evs,
 
 static u64 jbd2tune_space_line(journal_t *journal, unsigned int pct)
 {
-	if (pct)
-		return div_u64((u64)journal->j_total_len * pct, 100);
-	return 2 * (u64)READ_ONCE(journal->j_max_transaction_buffers);
+	u64 line = pct ? jbd2tune_watermark_blocks(journal, pct) : 0;
+
+	return line ? line :
+	       2 * (u64)READ_ONCE(journal->j_max_transaction_buffers);
 }
 
 static void jbd2tune_space_work(struct work_struct *work)
@@ -175,27 +185,34 @@ void jbd2tune_events_remove(struct jbd2tune_journal *jt)
  * Called from jbd2tune_handle_start() with j_state_lock held for reading,
  * on every handle start: costs a comparison and a test_bit() unless the
  * free space just crossed the line.  Queues the SPACE_LOW work on a
- * downward crossing, re-arms on an upward one.
+ * downward crossing (at most one per JBD2TUNE_STALL_INTERVAL_MS), re-arms
+ * once free space is 1/16 of the journal above the line.
  */
 void jbd2tune_events_space(struct jbd2tune_journal *jt, unsigned int pct)
 {
 	struct jbd2tune_events *evs = &jt->events;
 	journal_t *journal = &jt->journal;
-	bool low = jbd2_log_space_left(journal) <
-		   jbd2tune_space_line(journal, pct);
+	u64 free = jbd2_log_space_left(journal);
+	u64 line = jbd2tune_space_line(journal, pct);
+	u64 now;
 
-	if (low == test_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags))
-		return;
-	if (!low) {
-		clear_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags);
+	if (test_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags)) {
+		if (free >= line + (journal->j_total_len >>
+				    JBD2TUNE_SPACE_LOW_HYSTERESIS_SHIFT))
+			clear_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags);
 		return;
 	}
+	if (free >= line)
+		return;
 	if (test_and_set_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags))
 		return;
 	/* a crossing is rare: take the lock that orders us with STOPPED */
 	spin_lock(&evs->stall_lock);
-	if (!test_bit(JBD2TUNE_EV_STOPPED, &evs->flags)) {
-		WRITE_ONCE(evs->space_low_ns, ktime_get_ns());
+	now = ktime_get_ns();
+	if (!test_bit(JBD2TUNE_EV_STOPPED, &evs->flags) &&
+	    now - READ_ONCE(evs->space_low_ns) >=
+	    JBD2TUNE_STALL_INTERVAL_MS * NSEC_PER_MSEC) {
+		WRITE_ONCE(evs->space_low_ns, now);
 		queue_work(system_wq, &evs->space_work);
 	}
 	spin_unlock(&evs->stall_lock);

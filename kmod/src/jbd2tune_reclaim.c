@@ -9,10 +9,15 @@
  * first handle start that sees free space below the watermark queues the
  * journal's work item, which checkpoints in the background until free
  * space is back at the watermark, so the foreground wait is rarely
- * reached.  It stays as the last resort, unchanged.
+ * reached.  It stays as the last resort, unchanged.  Only watermarks
+ * between the foreground threshold and what free space can reach are
+ * accepted (jbd2tune_watermark_range()), and a run that finds nothing to
+ * release is not repeated until a commit or a tail move changes that.
  */
 
+#include <linux/math.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/sched.h>
 
 #include "jbd2tune.h"
@@ -20,8 +25,77 @@
 /* Module-wide; WQ_MEM_RECLAIM because checkpointing frees memory too. */
 static struct workqueue_struct *jbd2tune_wq;
 
-static u64 jbd2tune_watermark_blocks(journal_t *journal, unsigned int pct)
+/*
+ * jbd2_log_space_left() keeps this many blocks back "for rounding errors",
+ * so free space never reads above (log length - 32).
+ */
+#define JBD2TUNE_SPACE_LEFT_SLACK	32
+
+/**
+ * jbd2tune_watermark_range() - the reclaim watermarks a journal accepts
+ * @journal: the journal
+ * @min_pct: result: lowest accepted non-zero reclaim_watermark_pct
+ * @max_pct: result: highest accepted reclaim_watermark_pct
+ *
+ * A handle start checkpoints in the foreground when free log space is
+ * below j_max_transaction_buffers (the "foreground threshold": a quarter
+ * of the journal on 6.1, a third on 6.12).  A watermark at or just above
+ * it queues the work only when handles are about to wait anyway, so the
+ * lowest one accepted is the threshold plus JBD2TUNE_WATERMARK_HEADROOM_PCT
+ * of the journal, rounded up.  Free space cannot exceed the log
+ * (j_last - j_first) less the committing transaction's credits (up to the
+ * threshold) and JBD2TUNE_SPACE_LEFT_SLACK, so a watermark above that is
+ * never reached and the work would find nothing to checkpoint: the
+ * highest accepted one is that reach, rounded down, and at most
+ * JBD2TUNE_WATERMARK_PCT_MAX.  Worked figures (4096-block journal, no fast
+ * commit area): 6.1 threshold 1024 -> 30..74; 6.12 threshold 1365 ->
+ * 39..65.  Both results are 0 when the journal is not loaded yet or too
+ * small for any watermark to be useful.
+ *
+ * Lock-free: reads a few journal fields that change only at load time.
+ */
+void jbd2tune_watermark_range(journal_t *journal, unsigned int *min_pct,
+			      unsigned int *max_pct)
 {
+	u64 total = journal->j_total_len;
+	u64 fg = READ_ONCE(journal->j_max_transaction_buffers);
+	s64 reach = (s64)journal->j_last - journal->j_first - fg -
+		    JBD2TUNE_SPACE_LEFT_SLACK;
+	unsigned int lo, hi;
+
+	*min_pct = 0;
+	*max_pct = 0;
+	if (!total || !fg || !journal->j_last || reach <= 0)
+		return;
+	lo = DIV_ROUND_UP_ULL(fg * 100, total) + JBD2TUNE_WATERMARK_HEADROOM_PCT;
+	hi = min_t(u64, div_u64((u64)reach * 100, total),
+		   JBD2TUNE_WATERMARK_PCT_MAX);
+	if (lo > hi)
+		return;
+	*min_pct = lo;
+	*max_pct = hi;
+}
+
+/**
+ * jbd2tune_watermark_blocks() - free-space line of a reclaim watermark
+ * @journal: the journal
+ * @pct: reclaim_watermark_pct, non-zero
+ *
+ * A knob written through configfs is always inside the journal's range;
+ * a module-parameter default was set before the journal was loaded, so
+ * it is clamped into the range here.
+ *
+ * Return: the watermark in blocks of free log space, 0 if the journal
+ * accepts no watermark.
+ */
+u64 jbd2tune_watermark_blocks(journal_t *journal, unsigned int pct)
+{
+	unsigned int lo, hi;
+
+	jbd2tune_watermark_range(journal, &lo, &hi);
+	if (!hi)
+		return 0;
+	pct = clamp(pct, lo, hi);
 	return div_u64((u64)journal->j_total_len * pct, 100);
 }
 
@@ -35,52 +109,96 @@ static bool jbd2tune_have_checkpoint(journal_t *journal)
 	return ret;
 }
 
+/* Blocks the log tail moved forward from @old to @new (0: unknown). */
+static u64 jbd2tune_tail_moved(journal_t *journal, unsigned long old,
+			       unsigned long new)
+{
+	if (!old || !new || old == new)
+		return 0;
+	if (new > old)
+		return new - old;
+	return (journal->j_last - old) + (new - journal->j_first);
+}
+
 /*
- * Checkpoint the way __jbd2_log_wait_for_space() does: under
- * j_checkpoint_mutex, with no spinlock held across jbd2_log_do_checkpoint()
- * (which drops the mutex itself when it has to wait for a commit).  Every
- * call either moves the log tail or writes back one transaction's buffers,
- * so the loop ends once free space reaches the watermark, nothing is left
- * to checkpoint, or a call brings no progress twice in a row.
+ * Remember where the journal stood when a run gave up: jbd2tune_handle_start()
+ * queues no new run until a commit has finished or the tail has moved.
+ */
+static void jbd2tune_reclaim_backoff(struct jbd2tune_journal *jt, bool on)
+{
+	journal_t *journal = &jt->journal;
+
+	if (!on) {
+		clear_bit(JBD2TUNE_RECLAIM_BACKOFF, &jt->flags);
+		return;
+	}
+	write_lock(&journal->j_state_lock);
+	jt->backoff_commit = journal->j_commit_sequence;
+	jt->backoff_tail = journal->j_tail;
+	set_bit(JBD2TUNE_RECLAIM_BACKOFF, &jt->flags);
+	write_unlock(&journal->j_state_lock);
+}
+
+/*
+ * Checkpoint the way __jbd2_log_wait_for_space() does, one transaction per
+ * iteration, taking j_checkpoint_mutex for each iteration only (the
+ * commit thread needs it to move the tail), with no spinlock held across
+ * jbd2_log_do_checkpoint() (which drops the mutex itself when it has to
+ * wait for a commit).  The tail moves only under that mutex, so the tail
+ * moves seen inside one iteration are this run's: they are what
+ * reclaim_blocks counts.  The loop ends once free space reaches the
+ * watermark; when nothing is left to checkpoint, or two iterations in a
+ * row release nothing, it backs off (see jbd2tune_reclaim_backoff()).
  */
 static void jbd2tune_reclaim_work(struct work_struct *work)
 {
 	struct jbd2tune_journal *jt =
 		container_of(work, struct jbd2tune_journal, reclaim_work);
 	journal_t *journal = &jt->journal;
-	u64 start_free, free, prev;
+	unsigned long tail;
+	bool backoff = false;
 	unsigned int pct;
 	int stuck = 0;
+	u64 released;
+	int err;
 
 	atomic64_inc(&jt->reclaim_runs);
-	mutex_lock_io(&journal->j_checkpoint_mutex);
-	start_free = jbd2tune_free_blocks(journal);
-	free = start_free;
 	for (;;) {
 		pct = READ_ONCE(jt->reclaim_watermark_pct);
-		if (!pct || free >= jbd2tune_watermark_blocks(journal, pct))
+		if (!pct || jbd2tune_free_blocks(journal) >=
+			    jbd2tune_watermark_blocks(journal, pct))
 			break;
 		if (test_bit(JBD2TUNE_RECLAIM_STOPPED, &jt->flags) ||
 		    is_journal_aborted(journal))
 			break;
+		mutex_lock_io(&journal->j_checkpoint_mutex);
+		tail = READ_ONCE(journal->j_tail);
 		if (!jbd2tune_have_checkpoint(journal)) {
 			jbd2_cleanup_journal_tail(journal);
+			err = 1;
+		} else {
+			err = jbd2_log_do_checkpoint(journal);
+		}
+		released = jbd2tune_tail_moved(journal, tail,
+					       READ_ONCE(journal->j_tail));
+		mutex_unlock(&journal->j_checkpoint_mutex);
+		if (released)
+			atomic64_add(released, &jt->reclaim_blocks);
+		if (err < 0)
+			break;
+		if (err > 0 && !released) {
+			/* nothing to checkpoint: only a commit can help */
+			backoff = true;
 			break;
 		}
-		if (jbd2_log_do_checkpoint(journal) < 0)
+		stuck = released ? 0 : stuck + 1;
+		if (stuck >= 2) {
+			backoff = true;
 			break;
-		prev = free;
-		free = jbd2tune_free_blocks(journal);
-		if (free <= prev && ++stuck >= 2)
-			break;
-		if (free > prev)
-			stuck = 0;
+		}
 		cond_resched();
 	}
-	free = jbd2tune_free_blocks(journal);
-	mutex_unlock(&journal->j_checkpoint_mutex);
-	if (free > start_free)
-		atomic64_add(free - start_free, &jt->reclaim_blocks);
+	jbd2tune_reclaim_backoff(jt, backoff);
 
 	/* Let the next handle start that sees low space queue us again. */
 	clear_bit_unlock(JBD2TUNE_RECLAIM_QUEUED, &jt->flags);
@@ -93,7 +211,8 @@ static void jbd2tune_reclaim_work(struct work_struct *work)
  * Called from add_transaction_credits() with j_state_lock held for
  * reading.  Costs one READ_ONCE() when reclaim is off (plus the
  * SPACE_LOW check of jbd2tune_events_space()); queues the journal's work
- * item at most once at a time.
+ * item at most once at a time, and not again after a run that made no
+ * progress until a commit has finished or the log tail has moved.
  */
 void jbd2tune_handle_start(journal_t *journal)
 {
@@ -105,6 +224,10 @@ void jbd2tune_handle_start(journal_t *journal)
 		return;
 	if (jbd2_log_space_left(journal) >=
 	    jbd2tune_watermark_blocks(journal, pct))
+		return;
+	if (test_bit(JBD2TUNE_RECLAIM_BACKOFF, &jt->flags) &&
+	    jt->backoff_commit == journal->j_commit_sequence &&
+	    jt->backoff_tail == journal->j_tail)
 		return;
 	if (test_bit(JBD2TUNE_RECLAIM_STOPPED, &jt->flags) ||
 	    test_and_set_bit_lock(JBD2TUNE_RECLAIM_QUEUED, &jt->flags))

@@ -99,11 +99,12 @@ static u64 jbd2tune_wait_figure(struct jbd2tune_journal *jt,
  * Takes j_state_lock for reading for JBD2TUNE_FIG_FREE_BLOCKS, nothing
  * otherwise.
  *
- * Return: the figure; blocks or microseconds as its name says.
+ * Return: the figure; blocks, microseconds or percent as its name says.
  */
 u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig)
 {
 	journal_t *journal = &jt->journal;
+	unsigned int lo, hi;
 
 	switch (fig) {
 	case JBD2TUNE_FIG_LOG_BLOCKS:
@@ -127,6 +128,22 @@ u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig)
 	case JBD2TUNE_FIG_LOCKED_WAIT_MAX_US:
 		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_LOCKED,
 					    fig - JBD2TUNE_FIG_LOCKED_WAITS);
+	case JBD2TUNE_FIG_COMMIT_WAITS:
+	case JBD2TUNE_FIG_COMMIT_WAIT_US:
+	case JBD2TUNE_FIG_COMMIT_WAIT_MAX_US:
+		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_COMMIT_WAIT,
+					    fig - JBD2TUNE_FIG_COMMIT_WAITS);
+	case JBD2TUNE_FIG_COMMITS:
+	case JBD2TUNE_FIG_COMMIT_US:
+	case JBD2TUNE_FIG_COMMIT_MAX_US:
+		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_COMMIT,
+					    fig - JBD2TUNE_FIG_COMMITS);
+	case JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED:
+		return atomic64_read(&jt->copyouts_forced_failed);
+	case JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT:
+	case JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT:
+		jbd2tune_watermark_range(journal, &lo, &hi);
+		return fig == JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT ? lo : hi;
 	case JBD2TUNE_FIG_COPYOUTS_FORCED:
 		return atomic64_read(&jt->copyouts_forced);
 	case JBD2TUNE_FIG_RECLAIM_RUNS:
@@ -176,6 +193,8 @@ void jbd2tune_snapshot(struct jbd2tune_journal *jt,
 	strscpy(snap->name, jt->journal.j_devname, sizeof(snap->name));
 	snap->force_copy = READ_ONCE(jt->force_copy);
 	snap->reclaim_watermark_pct = READ_ONCE(jt->reclaim_watermark_pct);
+	jbd2tune_watermark_range(&jt->journal, &snap->reclaim_watermark_min_pct,
+				 &snap->reclaim_watermark_max_pct);
 	snap->log_blocks = jbd2tune_figure(jt, JBD2TUNE_FIG_LOG_BLOCKS);
 	snap->free_blocks = jbd2tune_figure(jt, JBD2TUNE_FIG_FREE_BLOCKS);
 	snap->max_transaction_blocks =
@@ -183,6 +202,7 @@ void jbd2tune_snapshot(struct jbd2tune_journal *jt,
 	for (k = 0; k < JBD2TUNE_NR_WAITS; k++)
 		jbd2tune_wait_snapshot(jt, k, &snap->waits[k]);
 	snap->copyouts_forced = atomic64_read(&jt->copyouts_forced);
+	snap->copyouts_forced_failed = atomic64_read(&jt->copyouts_forced_failed);
 	snap->reclaim_runs = atomic64_read(&jt->reclaim_runs);
 	snap->reclaim_blocks = atomic64_read(&jt->reclaim_blocks);
 }

@@ -73,6 +73,13 @@ static const struct field u64_fields[] = {
 	{ JBD2TUNE_ATTR_LOCKED_WAIT_US, "locked_wait_us" },
 	{ JBD2TUNE_ATTR_LOCKED_WAIT_MAX_US, "locked_wait_max_us" },
 	{ JBD2TUNE_ATTR_COPYOUTS_FORCED, "copyouts_forced" },
+	{ JBD2TUNE_ATTR_COPYOUTS_FORCED_FAILED, "copyouts_forced_failed" },
+	{ JBD2TUNE_ATTR_COMMIT_WAITS, "commit_waits" },
+	{ JBD2TUNE_ATTR_COMMIT_WAIT_US, "commit_wait_us" },
+	{ JBD2TUNE_ATTR_COMMIT_WAIT_MAX_US, "commit_wait_max_us" },
+	{ JBD2TUNE_ATTR_COMMITS, "commits" },
+	{ JBD2TUNE_ATTR_COMMIT_US, "commit_us" },
+	{ JBD2TUNE_ATTR_COMMIT_MAX_US, "commit_max_us" },
 	{ JBD2TUNE_ATTR_RECLAIM_RUNS, "reclaim_runs" },
 	{ JBD2TUNE_ATTR_RECLAIM_BLOCKS, "reclaim_blocks" },
 	{ JBD2TUNE_ATTR_THRESHOLD_BLOCKS, "threshold_blocks" },
@@ -83,6 +90,8 @@ static const struct field hist_fields[] = {
 	{ JBD2TUNE_ATTR_SHADOW_WAIT_HIST, "shadow_wait_hist" },
 	{ JBD2TUNE_ATTR_SPACE_WAIT_HIST, "space_wait_hist" },
 	{ JBD2TUNE_ATTR_LOCKED_WAIT_HIST, "locked_wait_hist" },
+	{ JBD2TUNE_ATTR_COMMIT_WAIT_HIST, "commit_wait_hist" },
+	{ JBD2TUNE_ATTR_COMMIT_HIST, "commit_hist" },
 };
 
 static const char *const cmd_names[] = {
@@ -131,6 +140,8 @@ static void init_policy(void)
 	policy[JBD2TUNE_ATTR_NAME].maxlen = JBD2TUNE_NAME_MAX;
 	policy[JBD2TUNE_ATTR_FORCE_COPY].type = NLA_U8;
 	policy[JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT].type = NLA_U8;
+	policy[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT].type = NLA_U8;
+	policy[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT].type = NLA_U8;
 	policy[JBD2TUNE_ATTR_STALL_KIND].type = NLA_U8;
 	policy[JBD2TUNE_ATTR_TIMESTAMP_NS].type = NLA_U64;
 }
@@ -237,6 +248,16 @@ static void print_attrs(FILE *f, struct nlattr **tb, const char *sep)
 	if (tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT]) {
 		fprintf(f, "%sreclaim_watermark_pct=%u", s,
 			nla_get_u8(tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT]));
+		s = sep;
+	}
+	if (tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT]) {
+		fprintf(f, "%sreclaim_watermark_min_pct=%u", s,
+			nla_get_u8(tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT]));
+		s = sep;
+	}
+	if (tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT]) {
+		fprintf(f, "%sreclaim_watermark_max_pct=%u", s,
+			nla_get_u8(tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT]));
 		s = sep;
 	}
 	if (tb[JBD2TUNE_ATTR_STALL_KIND]) {

@@ -17,12 +17,13 @@ source "$PROJECT/tests/vm/lib-kmod.sh"
 kmod_setup
 j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
 
-# check_file PATH BASELINE TOO_BIG - all writes from one python process
-# (a process start costs about a second under TCG)
+# check_file PATH BASELINE TOO_BIG [GOOD] - all writes from one python
+# process (a process start costs about a second under TCG); GOOD (default 1)
+# is a second accepted value
 check_file() {
-	python3 - "$1" "$2" "$3" <<'PY' || fail "$1: validation"
+	python3 - "$1" "$2" "$3" "${4:-1}" <<'PY' || fail "$1: validation"
 import errno, os, sys
-path, base, big = sys.argv[1], sys.argv[2], sys.argv[3]
+path, base, big, good = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 bad = ["\n", "abc", "-1", "1x", "0x1", "99999999999999999999", "1 2", "+1",
        "1.0", "\t", "18446744073709551617", "4294967297", " 1 x\n", big]
 def write(data):
@@ -51,11 +52,11 @@ print("ok: %s: %d bad writes -> EINVAL, value stays %s" % (path, len(bad), base)
 # EFAULT from configfs on 6.12); it must not change anything
 r = write("")
 check("value after a zero-length write (%s)" % r, base + "\n", value())
-check("' 1\\n' accepted", "ok", write(" 1\n"))
-check("value after ' 1\\n'", "1\n", value())
+check("' %s\\n' accepted" % good, "ok", write(" %s\n" % good))
+check("value after ' %s\\n'" % good, good + "\n", value())
 check("'0' accepted", "ok", write("0"))
 check("value after '0'", "0\n", value())
-print("ok: %s: ' 1\\n' and '0' accepted" % path)
+print("ok: %s: ' %s\\n' and '0' accepted" % (path, good))
 PY
 	local r
 	r=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -66,10 +67,23 @@ PY
 }
 
 check_file "$CFS/$j/force_copy" 1 2
-check_file "$CFS/$j/reclaim_watermark_pct" 30 91
-try_write "$CFS/$j/reclaim_watermark_pct" '90' | grep -qx ok ||
-	fail "watermark 90 refused"
-assert_eq "watermark 90" 90 "$(jattr "$j" reclaim_watermark_pct)"
+# the watermark: only the journal's own range (reclaim_watermark_min_pct
+# .. _max_pct) besides 0; below it (the foreground threshold's dead zone)
+# and above it (out of reach) EINVAL, the knob unchanged
+wmin=$(jattr "$j" reclaim_watermark_min_pct)
+wmax=$(jattr "$j" reclaim_watermark_max_pct)
+fg_pct=$(( ($(jattr "$j" max_transaction_blocks) * 100 + $(jattr "$j" log_blocks) - 1) /
+	$(jattr "$j" log_blocks) ))
+assert_eq "watermark range starts 5 points above the foreground threshold" \
+	$((fg_pct + 5)) "$wmin"
+assert_cmp "watermark range not empty" "$wmin" -lt "$wmax"
+check_file "$CFS/$j/reclaim_watermark_pct" "$wmin" $((wmax + 1)) "$wmax"
+for v in 1 $((wmin - 1)) 90; do
+	run_ok "set watermark $wmin" jset "$j" reclaim_watermark_pct "$wmin"
+	r=$(try_write "$CFS/$j/reclaim_watermark_pct" "$v")
+	assert_eq "watermark $v (outside $wmin..$wmax)" EINVAL "$r"
+	assert_eq "watermark after refused $v" "$wmin" "$(jattr "$j" reclaim_watermark_pct)"
+done
 check_file "$PARAMS/force_copy_default" 1 2
 check_file "$PARAMS/reclaim_watermark_pct_default" 30 91
 assert_eq "force_copy_default mode" 644 "$(stat -c %a "$PARAMS/force_copy_default")"

@@ -70,7 +70,8 @@ run_ok mount mount -t ext4 /dev/vdb /mnt/b
 ja=$(journal_name /dev/vda)
 jb=$(journal_name /dev/vdb)
 echo 1 > "$CFS/$jb/force_copy"
-echo 30 > "$CFS/$jb/reclaim_watermark_pct"
+wm_b=$(< "$CFS/$jb/reclaim_watermark_min_pct")
+echo "$wm_b" > "$CFS/$jb/reclaim_watermark_pct"
 
 assert_eq "journals in dump = configfs" "$(ls "$CFS" | sort | xargs)" \
 	"$("$NL" dump | sed -n 's/^name=//p' | sort | xargs)"
@@ -120,7 +121,7 @@ done
 cp /tmp/dump "$OUT/dump.txt"
 assert_eq "force_copy of $jb in dump" 1 \
 	"$(python3 "$NLCHECK" record "$jb" < /tmp/dump | sed -n 's/^force_copy=//p')"
-assert_eq "reclaim_watermark_pct of $jb in dump" 30 \
+assert_eq "reclaim_watermark_pct of $jb in dump" "$wm_b" \
 	"$(python3 "$NLCHECK" record "$jb" < /tmp/dump | sed -n 's/^reclaim_watermark_pct=//p')"
 
 # unknown journal: ENOENT with the extack message

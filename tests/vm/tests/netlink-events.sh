@@ -112,8 +112,9 @@ assert_eq "SPACE_LOW after the second crossing" 2 "$(count_low)"
 
 # reclaim on: the line is the watermark
 flush
-echo 70 > "$CFS/$jb/reclaim_watermark_pct"
-wm=$((log_blocks * 70 / 100))
+wm_pct=$(< "$CFS/$jb/reclaim_watermark_max_pct")
+echo "$wm_pct" > "$CFS/$jb/reclaim_watermark_pct"
+wm=$((log_blocks * wm_pct / 100))
 fill /mnt/b/d3 "$wm" 300
 sleep 0.5
 ev=$(grep ' event=SPACE_LOW ' "$OUT/events-space.log" | sed -n 3p)
