@@ -3,9 +3,10 @@
 #
 # kmod test 7: histograms.  Shadow and locked waits from fio on a
 # write-throttled disk (vda), space waits from a create storm on the
-# smallest journal (vdb), both at once.  For each of the three waits: some
-# happened, the 24 buckets sum to the wait count, *_wait_us >= *_max_us,
-# and *_max_us falls in the highest non-empty bucket.
+# smallest journal (vdb), both at once; commit waits from the storm's
+# fsyncs.  For each of the four waits: some happened, the 24 buckets sum to
+# the wait count, *_wait_us >= *_max_us, and *_max_us falls in the highest
+# non-empty bucket; the same for the commits (commits, commit_hist).
 # vm-disk: 256M,throttling.bps-write=6291456
 # vm-disk: 128M
 # vm-timeout: 240
@@ -62,7 +63,8 @@ bucket() { # US -> histogram bucket
 	python3 -c "import sys; u = int(sys.argv[1]); print(min(u.bit_length() - 1, 23) if u > 0 else 0)" "$1"
 }
 seen=""
-for kind in shadow space locked; do
+# "commit" is the commit waits (commit_waits, commit_wait_hist, ...)
+for kind in shadow space locked commit; do
 	for j in "$ja" "$jb"; do
 		n=$(jattr "$j" "${kind}_waits")
 		sum=$(hist_sum "$j" "$kind")
@@ -77,7 +79,19 @@ for kind in shadow space locked; do
 			"$(bucket "$max")" "$(hist_top "$j" "$kind")"
 	done
 done
-for kind in shadow space locked; do
+# the commits themselves: commits, commit_us, commit_max_us, commit_hist
+for j in "$ja" "$jb"; do
+	n=$(jattr "$j" commits)
+	sum=$(jattr "$j" commit_hist | awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }')
+	top=$(jattr "$j" commit_hist | awk '{ t = -1; for (i = 1; i <= NF; i++) if ($i > 0) t = i - 1; print t }')
+	max=$(jattr "$j" commit_max_us)
+	echo "$j commits=$n total_us=$(jattr "$j" commit_us) max_us=$max hist: $(jattr "$j" commit_hist)"
+	assert_cmp "$j commits" "$n" -gt 0
+	assert_eq "$j commit_hist sums to commits" "$n" "$sum"
+	assert_cmp "$j commit_us >= commit_max_us" "$(jattr "$j" commit_us)" -ge "$max"
+	assert_eq "$j commit_max_us $max in the highest non-empty bucket" "$(bucket "$max")" "$top"
+done
+for kind in shadow space locked commit; do
 	case " $seen " in *" $kind "*) ;; *) fail "no $kind waits happened: the load did not exercise them" ;; esac
 done
 run_ok umount umount /mnt/a /mnt/b
