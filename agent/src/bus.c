@@ -243,6 +243,16 @@ JOURNAL_GETTER(prop_space_waits, "t", j->last.wait[JT_WAIT_SPACE].waits)
 JOURNAL_GETTER(prop_locked_waits, "t", j->last.wait[JT_WAIT_LOCKED].waits)
 JOURNAL_GETTER(prop_last_decision, "s", j->last_decision)
 JOURNAL_GETTER(prop_last_decision_usec, "t", j->last_decision_realtime_us)
+JOURNAL_GETTER(prop_commit_waits, "t", j->last.wait[JT_WAIT_COMMIT].waits)
+JOURNAL_GETTER(prop_commit_p99, "t", (uint64_t)(j->stats.wait[JT_WAIT_COMMIT].p99_us + 0.5))
+JOURNAL_GETTER(prop_commits, "t", j->last.wait[JT_WAIT_COMMIT_DURATION].waits)
+JOURNAL_GETTER(prop_outcome_checks, "b", j->have_sample && j->last.has_commit_stats)
+JOURNAL_GETTER(prop_last_outcome, "s", j->last_outcome)
+JOURNAL_GETTER(prop_reclaim_min_pct, "u", j->last.reclaim_watermark_min_pct)
+JOURNAL_GETTER(prop_reclaim_max_pct, "u", j->last.reclaim_watermark_max_pct)
+
+JOURNAL_GETTER(prop_force_copy_retry, "t", j->retry_realtime_us[JT_KNOB_FORCE_COPY])
+JOURNAL_GETTER(prop_reclaim_retry, "t", j->retry_realtime_us[JT_KNOB_RECLAIM])
 
 #define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 static const sd_bus_vtable journal_vtable[] = {
@@ -264,6 +274,15 @@ static const sd_bus_vtable journal_vtable[] = {
 	SD_BUS_PROPERTY("LockedWaits", "t", prop_locked_waits, 0, 0),
 	SD_BUS_PROPERTY("LastDecision", "s", prop_last_decision, 0, EMITS),
 	SD_BUS_PROPERTY("LastDecisionUsec", "t", prop_last_decision_usec, 0, EMITS),
+	SD_BUS_PROPERTY("CommitWaits", "t", prop_commit_waits, 0, 0),
+	SD_BUS_PROPERTY("CommitWaitP99Usec", "t", prop_commit_p99, 0, 0),
+	SD_BUS_PROPERTY("Commits", "t", prop_commits, 0, 0),
+	SD_BUS_PROPERTY("ReclaimWatermarkMinPct", "u", prop_reclaim_min_pct, 0, 0),
+	SD_BUS_PROPERTY("ReclaimWatermarkMaxPct", "u", prop_reclaim_max_pct, 0, 0),
+	SD_BUS_PROPERTY("OutcomeChecks", "b", prop_outcome_checks, 0, 0),
+	SD_BUS_PROPERTY("LastOutcome", "s", prop_last_outcome, 0, EMITS),
+	SD_BUS_PROPERTY("ForceCopyRetryUsec", "t", prop_force_copy_retry, 0, EMITS),
+	SD_BUS_PROPERTY("ReclaimRetryUsec", "t", prop_reclaim_retry, 0, EMITS),
 	SD_BUS_VTABLE_END
 };
 
@@ -370,14 +389,24 @@ void jt_bus_decision(struct jt_manager *m, struct jt_journal *j, enum jt_knob kn
 				       "LastDecision", "LastDecisionUsec", NULL);
 }
 
+void jt_bus_outcome(struct jt_manager *m, struct jt_journal *j, enum jt_knob knob)
+{
+	if (!m->bus)
+		return;
+	sd_bus_emit_properties_changed(m->bus, j->object_path, JOURNAL_IFACE, "LastOutcome",
+				       knob == JT_KNOB_FORCE_COPY ? "ForceCopyRetryUsec" :
+								    "ReclaimRetryUsec", NULL);
+}
+
 void jt_bus_modes_changed(struct jt_manager *m, struct jt_journal *j)
 {
 	if (!m->bus)
 		return;
-	/* a take-over by an administrator also changed the knob's value */
+	/* a take-over by an administrator also changed the knob's value; a mode set forgets back-offs */
 	sd_bus_emit_properties_changed(m->bus, j->object_path, JOURNAL_IFACE,
 				       "ForceCopyMode", "ReclaimMode", "ForceCopy",
-				       "ReclaimWatermarkPct", NULL);
+				       "ReclaimWatermarkPct", "ForceCopyRetryUsec", "ReclaimRetryUsec",
+				       NULL);
 }
 
 void jt_bus_policy_changed(struct jt_manager *m)

@@ -31,7 +31,13 @@ void jt_bus_journal_removed(struct jt_manager *m, struct jt_journal *j);
 void jt_bus_decision(struct jt_manager *m, struct jt_journal *j, enum jt_knob knob,
 		     int64_t old_value, int64_t new_value, const char *reason);
 
-/* Mode or managed state changed: PropertiesChanged of the modes and knob values. */
+/*
+ * A verdict on an earlier change of @knob (j->last_outcome): PropertiesChanged
+ * of LastOutcome and the knob's RetryUsec.
+ */
+void jt_bus_outcome(struct jt_manager *m, struct jt_journal *j, enum jt_knob knob);
+
+/* Mode or managed state changed: PropertiesChanged of the modes, knob values and RetryUsec. */
 void jt_bus_modes_changed(struct jt_manager *m, struct jt_journal *j);
 
 /* PolicyFiles changed after a reload. */

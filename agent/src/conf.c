@@ -31,6 +31,9 @@ static const char *const key_names[JT_KEYS] = {
 	[JT_KEY_RECLAIM_WATERMARK_PCT] = "reclaim_watermark_pct",
 	[JT_KEY_RECLAIM_MIN_PCT] = "reclaim_min_pct",
 	[JT_KEY_RECLAIM_MAX_PCT] = "reclaim_max_pct",
+	[JT_KEY_OUTCOME_MARGIN_PCT] = "outcome_margin_pct",
+	[JT_KEY_OUTCOME_MIN_WAITS] = "outcome_min_waits",
+	[JT_KEY_OUTCOME_BACKOFF_S] = "outcome_backoff_s",
 };
 
 const char *jt_mode_name(enum jt_mode mode)
@@ -62,9 +65,12 @@ void jt_policy_init_defaults(struct jt_policy *p)
 		.force_copy_min_waits = 10,
 		.force_copy_hold_s = 300,
 		.reclaim = JT_MODE_AUTO,
-		.reclaim_watermark_pct = 25,
-		.reclaim_min_pct = 10,
-		.reclaim_max_pct = 60,
+		.reclaim_watermark_pct = 50,
+		.reclaim_min_pct = 35,
+		.reclaim_max_pct = 70,
+		.outcome_margin_pct = 10,
+		.outcome_min_waits = 20,
+		.outcome_backoff_s = 300,
 	};
 }
 
@@ -334,6 +340,15 @@ static int journal_key(struct parse_ctx *c, const char *key, const char *v,
 	case JT_KEY_RECLAIM_MAX_PCT:
 		r = parse_uint(c, key, v, 1, 90, &jp->reclaim_max_pct);
 		break;
+	case JT_KEY_OUTCOME_MARGIN_PCT:
+		r = parse_uint(c, key, v, 1, 1000, &jp->outcome_margin_pct);
+		break;
+	case JT_KEY_OUTCOME_MIN_WAITS:
+		r = parse_uint(c, key, v, 1, 1000000, &jp->outcome_min_waits);
+		break;
+	case JT_KEY_OUTCOME_BACKOFF_S:
+		r = parse_uint(c, key, v, 1, 3600, &jp->outcome_backoff_s);
+		break;
 	default:
 		fail(c, key, "unknown key");
 		return -EINVAL;
@@ -525,6 +540,9 @@ static void overlay(struct jt_journal_policy *dst, const struct jt_section *s)
 	TAKE(JT_KEY_RECLAIM_WATERMARK_PCT, reclaim_watermark_pct);
 	TAKE(JT_KEY_RECLAIM_MIN_PCT, reclaim_min_pct);
 	TAKE(JT_KEY_RECLAIM_MAX_PCT, reclaim_max_pct);
+	TAKE(JT_KEY_OUTCOME_MARGIN_PCT, outcome_margin_pct);
+	TAKE(JT_KEY_OUTCOME_MIN_WAITS, outcome_min_waits);
+	TAKE(JT_KEY_OUTCOME_BACKOFF_S, outcome_backoff_s);
 #undef TAKE
 }
 

@@ -35,6 +35,9 @@ enum jt_key {
 	JT_KEY_RECLAIM_WATERMARK_PCT,
 	JT_KEY_RECLAIM_MIN_PCT,
 	JT_KEY_RECLAIM_MAX_PCT,
+	JT_KEY_OUTCOME_MARGIN_PCT,
+	JT_KEY_OUTCOME_MIN_WAITS,
+	JT_KEY_OUTCOME_BACKOFF_S,
 	JT_KEYS
 };
 
@@ -47,6 +50,10 @@ struct jt_journal_policy {
 	unsigned int reclaim_watermark_pct;	/* 1..90 */
 	unsigned int reclaim_min_pct;		/* 1..90 */
 	unsigned int reclaim_max_pct;		/* 1..90, >= min */
+	/* outcome check of the agent's own changes (agent-policy.md) */
+	unsigned int outcome_margin_pct;	/* 1..1000: commit waits this much worse reverts */
+	unsigned int outcome_min_waits;		/* 1..1000000: commit waits per window to judge */
+	unsigned int outcome_backoff_s;		/* 1..3600: first wait before retrying a revert */
 };
 
 enum jt_section_kind { JT_SECTION_JOURNAL, JT_SECTION_MOUNT };

@@ -145,11 +145,72 @@ static int read_u64(int dfd, const char *file, uint64_t *out)
 	return r < 0 ? r : jt_parse_u64(buf, out);
 }
 
+/* configfs files of each kind: count, total us, max us, histogram. */
+enum { F_COUNT, F_TOTAL, F_MAX, F_HIST, F_FILES };
+static const char *const kind_files[JT_WAIT_KINDS][F_FILES] = {
+	[JT_WAIT_SHADOW] = { "shadow_waits", "shadow_wait_us", "shadow_wait_max_us",
+			     "shadow_wait_hist" },
+	[JT_WAIT_SPACE] = { "space_waits", "space_wait_us", "space_wait_max_us",
+			    "space_wait_hist" },
+	[JT_WAIT_LOCKED] = { "locked_waits", "locked_wait_us", "locked_wait_max_us",
+			     "locked_wait_hist" },
+	[JT_WAIT_COMMIT] = { "commit_waits", "commit_wait_us", "commit_wait_max_us",
+			     "commit_wait_hist" },
+	[JT_WAIT_COMMIT_DURATION] = { "commits", "commit_us", "commit_max_us", "commit_hist" },
+};
+
+/*
+ * A file that a newer module adds was not found: it is absent (older
+ * module, returns 0) unless the whole group went away meanwhile (-ENOENT).
+ * force_copy exists in every version of the module.
+ */
+static int group_still_there(int dfd)
+{
+	return faccessat(dfd, "force_copy", F_OK, 0) == 0 ? 0 : -errno;
+}
+
+/*
+ * The reclaim limits.  The kernel derives them from the journal's size,
+ * j_max_transaction_buffers and its log area (j_first, j_last), all fixed
+ * once the journal is loaded; the first two are log_blocks and
+ * max_transaction_blocks.  So known limits are read again only when one of
+ * those two changed; 0/0 (not loaded yet, or too small) is read every time,
+ * since loading changes the log area alone.
+ */
+static int read_reclaim_limits(int dfd, const struct jt_sample *prev, struct jt_sample *s)
+{
+	uint64_t lo, hi;
+	int r;
+
+	if (prev && (!prev->has_reclaim_limits ||
+		     (prev->reclaim_watermark_min_pct && prev->reclaim_watermark_max_pct &&
+		      prev->log_blocks == s->log_blocks &&
+		      prev->max_transaction_blocks == s->max_transaction_blocks))) {
+		/* the same group keeps its module: absent files are not looked for again */
+		s->has_reclaim_limits = prev->has_reclaim_limits;
+		s->reclaim_watermark_min_pct = prev->reclaim_watermark_min_pct;
+		s->reclaim_watermark_max_pct = prev->reclaim_watermark_max_pct;
+		return 0;
+	}
+	r = read_u64(dfd, "reclaim_watermark_min_pct", &lo);
+	if (r == -ENOENT)
+		return group_still_there(dfd);	/* older module: has_reclaim_limits false */
+	if (r == 0)
+		r = read_u64(dfd, "reclaim_watermark_max_pct", &hi);
+	if (r < 0)
+		return r;
+	if (lo > 100 || hi > 100)
+		return -EINVAL;
+	s->has_reclaim_limits = true;
+	s->reclaim_watermark_min_pct = (uint32_t)lo;
+	s->reclaim_watermark_max_pct = (uint32_t)hi;
+	return 0;
+}
+
 int jt_configfs_read(const char *root, const char *journal, const struct jt_sample *prev,
 		     struct jt_sample *s)
 {
-	static const char *const kind[JT_WAIT_KINDS] = { "shadow", "space", "locked" };
-	char path[4096], file[64], buf[1024];
+	char path[4096], buf[1024];
 	struct stat st;
 	uint64_t v;
 	unsigned int k;
@@ -177,6 +238,9 @@ int jt_configfs_read(const char *root, const char *journal, const struct jt_samp
 	RD("log_blocks", s->log_blocks);
 	RD("free_blocks", s->free_blocks);
 	RD("max_transaction_blocks", s->max_transaction_blocks);
+	r = read_reclaim_limits(dfd, prev, s);
+	if (r < 0)
+		goto out;
 	/* only force_copy = 1 copies out, only a watermark > 0 runs reclaim */
 	if (!prev || prev->knob[JT_KNOB_FORCE_COPY] || s->knob[JT_KNOB_FORCE_COPY])
 		RD("copyouts_forced", s->copyouts_forced);
@@ -189,21 +253,30 @@ int jt_configfs_read(const char *root, const char *journal, const struct jt_samp
 		s->reclaim_runs = prev->reclaim_runs;
 		s->reclaim_blocks = prev->reclaim_blocks;
 	}
+	/* the same group keeps its module: an older one is not asked again */
+	s->has_commit_stats = prev ? prev->has_commit_stats : true;
 	for (k = 0; k < JT_WAIT_KINDS; k++) {
 		struct jt_wait_counters *w = &s->wait[k];
 
-		snprintf(file, sizeof(file), "%s_waits", kind[k]);
-		RD(file, w->waits);
+		if (k >= JT_WAIT_COMMIT && !s->has_commit_stats)
+			continue;
+		r = read_u64(dfd, kind_files[k][F_COUNT], &w->waits);
+		if (r == -ENOENT && k == JT_WAIT_COMMIT && !prev) {
+			r = group_still_there(dfd);
+			if (r < 0)
+				goto out;
+			s->has_commit_stats = false;
+			continue;
+		}
+		if (r < 0)
+			goto out;
 		if (prev && prev->wait[k].waits == w->waits) {
 			*w = prev->wait[k];
 			continue;
 		}
-		snprintf(file, sizeof(file), "%s_wait_us", kind[k]);
-		RD(file, w->wait_us);
-		snprintf(file, sizeof(file), "%s_wait_max_us", kind[k]);
-		RD(file, w->wait_max_us);
-		snprintf(file, sizeof(file), "%s_wait_hist", kind[k]);
-		r = read_small(dfd, file, buf, sizeof(buf));
+		RD(kind_files[k][F_TOTAL], w->wait_us);
+		RD(kind_files[k][F_MAX], w->wait_max_us);
+		r = read_small(dfd, kind_files[k][F_HIST], buf, sizeof(buf));
 		if (r < 0)
 			goto out;
 		r = jt_hist_parse(buf, w->hist);

@@ -34,13 +34,19 @@ void jt_strv_free(char **v);
  * caller; source_id is the group directory's inode).  With @prev, an earlier
  * sample of the same journal, files that cannot have changed since are not
  * read again (issue 4's CPU budget): a kind's total, max and histogram when
- * its wait count is unchanged (the kernel bumps the count last),
- * copyouts_forced when force_copy was 0 then and is now, the reclaim
- * counters when the watermark was 0 then and is now.  @prev counts only
- * when it was read from this very group (same source_id); pass NULL to read
- * everything.  Returns 0; -ENOENT/-ENODEV when the group or a file vanished
- * (the journal went away); -EINVAL when a file holds junk (@s is then
- * incomplete and must not be used); other negative errnos from read.
+ * its count is unchanged (the kernel bumps the count last; commit waits
+ * and commits included), copyouts_forced when force_copy was 0 then and is
+ * now, the reclaim_watermark_{min,max}_pct limits when they were non-zero
+ * and log_blocks and max_transaction_blocks are unchanged (the rest of the
+ * kernel's inputs is fixed once the journal is loaded), and the commit and
+ * limit files not at all when @prev found them absent.  @prev counts only
+ * when it was read from this very group (same source_id); pass NULL to
+ * read everything.  Files an older module lacks are not an error: without
+ * commit_waits, has_commit_stats is false and both commit kinds read 0;
+ * without reclaim_watermark_min_pct, has_reclaim_limits is false.
+ * Returns 0; -ENOENT/-ENODEV when the group or a file vanished (the journal
+ * went away); -EINVAL when a file holds junk (@s is then incomplete and
+ * must not be used); other negative errnos from read.
  */
 int jt_configfs_read(const char *root, const char *journal, const struct jt_sample *prev,
 		     struct jt_sample *s);

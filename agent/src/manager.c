@@ -199,6 +199,14 @@ static void journal_remove(struct jt_manager *m, struct jt_journal *j)
 	journal_free(j);
 }
 
+/* Keep the verdict on an earlier change for the bus. */
+static void note_outcome(struct jt_manager *m, struct jt_journal *j, enum jt_knob knob,
+			 const char *line)
+{
+	snprintf(j->last_outcome, sizeof(j->last_outcome), "%s", line);
+	jt_bus_outcome(m, j, knob);
+}
+
 /* Log, write and announce one decision.  Returns -ENOENT when the journal is gone. */
 static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_decision *d)
 {
@@ -209,6 +217,11 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 	switch (d->kind) {
 	case JT_DECISION_RESTART:
 		log_notice("%s: %s", j->name, d->reason);
+		return 0;
+	case JT_DECISION_NOTE:
+		log_notice("%s: %s", j->name, d->reason);
+		if (d->outcome)
+			note_outcome(m, j, d->knob, d->reason);
 		return 0;
 	case JT_DECISION_RELEASE:
 		log_notice("%s: %s %lld: %s", j->name, knob, (long long)d->new_value, d->reason);
@@ -238,8 +251,10 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 				  (double)(now_ns(CLOCK_MONOTONIC) - m->cause_ns) / 1e6,
 				  event_name(m->cause_cmd));
 	}
-	snprintf(line, sizeof(line), "%s %lld->%lld: %s%s", knob, (long long)d->old_value,
-		 (long long)d->new_value, d->reason, m->opt.dry_run ? " (dry-run, not written)" : "");
+	/* "force_copy 0->1: why", and for a revert "force_copy 1->0 reverted: figures" */
+	snprintf(line, sizeof(line), "%s %lld->%lld%s%s%s", knob, (long long)d->old_value,
+		 (long long)d->new_value, d->revert ? " " : ": ", d->reason,
+		 m->opt.dry_run ? " (dry-run, not written)" : "");
 	log_notice("%s: %s", j->name, line);
 	if (m->opt.once)
 		printf("%s: %s\n", j->name, line);
@@ -248,6 +263,16 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 	snprintf(m->last_decision_line, sizeof(m->last_decision_line), "%s: %s", j->name, line);
 	m->decisions++;
 	jt_bus_decision(m, j, d->knob, d->old_value, d->new_value, d->reason);
+	if (d->revert) {
+		const struct jt_knob_state *ks = &j->state.knob[d->knob];
+		uint64_t mono = now_us(CLOCK_MONOTONIC);
+
+		/* the policy's clock is the sample's (monotonic): turn its deadline into wall time */
+		j->retry_realtime_us[d->knob] = now_us(CLOCK_REALTIME) +
+			(ks->blocked_until_us > mono ? ks->blocked_until_us - mono : 0);
+	}
+	if (d->outcome)
+		note_outcome(m, j, d->knob, line);
 	return 0;
 }
 
@@ -259,6 +284,11 @@ static int journal_evaluate(struct jt_manager *m, struct jt_journal *j, const st
 	unsigned int n, i;
 	int r;
 
+	if (!s->has_commit_stats && !m->said_no_commit_stats) {
+		log_notice("outcome checks unavailable: the module reports no commit waits for %s (an older jbd2-tune module?); the agent's changes stand unchecked",
+			   j->name);
+		m->said_no_commit_stats = true;
+	}
 	n = jt_policy_step(&t, &j->policy, &j->state, s, m->opt.dry_run, d);
 	j->last = *s;
 	j->have_sample = true;
@@ -514,6 +544,7 @@ int jt_manager_reload(struct jt_manager *m, char *err, size_t errlen)
 	for (j = m->journals; j; j = j->next) {
 		for (k = 0; k < JT_KNOBS; k++) {
 			j->has_mode_override[k] = false;
+			j->retry_realtime_us[k] = 0;
 			jt_policy_manage_again(&j->state, (enum jt_knob)k);
 		}
 		journal_resolve(m, j);
@@ -546,6 +577,7 @@ int jt_manager_set_mode(struct jt_manager *m, const char *journal, const char *k
 		return -ENOENT;
 	j->has_mode_override[k] = true;
 	j->mode_override[k] = md;
+	j->retry_realtime_us[k] = 0;
 	jt_policy_manage_again(&j->state, k);
 	journal_resolve(m, j);
 	log_notice("%s: %s mode set to %s over D-Bus", j->name, knob, mode);

@@ -31,6 +31,9 @@ struct jt_journal {
 	struct jt_window_stats stats;		/* over the window, for the bus */
 	char last_decision[JT_REASON_MAX + 96];
 	uint64_t last_decision_realtime_us;
+	char last_outcome[JT_REASON_MAX + 96];	/* last verdict on a change, for the bus */
+	/* after a revert: when its change may be tried again, CLOCK_REALTIME us; 0 = none */
+	uint64_t retry_realtime_us[JT_KNOBS];
 	bool seen;				/* in the current scan */
 	int write_error[JT_KNOBS];		/* last failed write (-errno), said once */
 	struct jt_journal *next;
@@ -55,6 +58,7 @@ struct jt_manager {
 	unsigned int n_journals;
 	bool ready;			/* READY=1 sent */
 	bool said_no_journals;
+	bool said_no_commit_stats;	/* outcome checks unavailable: said once */
 	bool exiting;
 	uint64_t netlink_retry_us;	/* next attempt to find the family, 0 = none */
 	int list_error;			/* last error listing the root, said once */

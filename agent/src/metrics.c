@@ -43,18 +43,27 @@ int jt_metrics_write(const struct jt_manager *m, const char *path)
 	for (j = m->journals; j; j = j->next)
 		fprintf(f, "jbd2_tuned_log_blocks{journal=\"%s\"} %llu\n", j->name,
 			(unsigned long long)j->last.log_blocks);
+	/* commit waits only where the module reports them; commits are not waits */
 	fprintf(f, "# TYPE jbd2_tuned_waits_total counter\n");
 	for (j = m->journals; j; j = j->next)
-		for (k = 0; k < JT_WAIT_KINDS; k++)
-			fprintf(f, "jbd2_tuned_waits_total{journal=\"%s\",kind=\"%s\"} %llu\n",
-				j->name, jt_wait_kind_name(k),
-				(unsigned long long)j->last.wait[k].waits);
+		for (k = 0; k < JT_WAIT_COMMIT_DURATION; k++)
+			if (k != JT_WAIT_COMMIT || j->last.has_commit_stats)
+				fprintf(f, "jbd2_tuned_waits_total{journal=\"%s\",kind=\"%s\"} %llu\n",
+					j->name, jt_wait_kind_name(k),
+					(unsigned long long)j->last.wait[k].waits);
 	fprintf(f, "# HELP jbd2_tuned_wait_p99_seconds 99th percentile of waits over the window.\n"
 		   "# TYPE jbd2_tuned_wait_p99_seconds gauge\n");
 	for (j = m->journals; j; j = j->next)
-		for (k = 0; k < JT_WAIT_KINDS; k++)
-			fprintf(f, "jbd2_tuned_wait_p99_seconds{journal=\"%s\",kind=\"%s\"} %.6f\n",
-				j->name, jt_wait_kind_name(k), j->stats.wait[k].p99_us / 1e6);
+		for (k = 0; k < JT_WAIT_COMMIT_DURATION; k++)
+			if (k != JT_WAIT_COMMIT || j->last.has_commit_stats)
+				fprintf(f, "jbd2_tuned_wait_p99_seconds{journal=\"%s\",kind=\"%s\"} %.6f\n",
+					j->name, jt_wait_kind_name(k), j->stats.wait[k].p99_us / 1e6);
+	fprintf(f, "# HELP jbd2_tuned_commits_total Transaction commits since the journal was set up.\n"
+		   "# TYPE jbd2_tuned_commits_total counter\n");
+	for (j = m->journals; j; j = j->next)
+		if (j->last.has_commit_stats)
+			fprintf(f, "jbd2_tuned_commits_total{journal=\"%s\"} %llu\n", j->name,
+				(unsigned long long)j->last.wait[JT_WAIT_COMMIT_DURATION].waits);
 	if (fflush(f) != 0 || ferror(f))
 		r = -EIO;
 	if (fclose(f) != 0 && r == 0)

@@ -52,11 +52,40 @@ static struct nla_policy attr_policy[JBD2TUNE_ATTR_MAX + 1] = {
 	[JBD2TUNE_ATTR_STALL_MAX_US] = { .type = NLA_U64 },
 	[JBD2TUNE_ATTR_THRESHOLD_BLOCKS] = { .type = NLA_U64 },
 	[JBD2TUNE_ATTR_TIMESTAMP_NS] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_COMMIT_WAITS] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_COMMIT_WAIT_US] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_COMMIT_WAIT_MAX_US] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_COMMIT_WAIT_HIST] = { .type = NLA_UNSPEC },
+	[JBD2TUNE_ATTR_COMMITS] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_COMMIT_US] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_COMMIT_MAX_US] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_COMMIT_HIST] = { .type = NLA_UNSPEC },
+	[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT] = { .type = NLA_U8 },
+	[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT] = { .type = NLA_U8 },
+};
+
+/* Attributes of each kind: count, total us, max us, histogram. */
+static const int kind_attrs[JT_WAIT_KINDS][4] = {
+	[JT_WAIT_SHADOW] = { JBD2TUNE_ATTR_SHADOW_WAITS, JBD2TUNE_ATTR_SHADOW_WAIT_US,
+			     JBD2TUNE_ATTR_SHADOW_WAIT_MAX_US, JBD2TUNE_ATTR_SHADOW_WAIT_HIST },
+	[JT_WAIT_SPACE] = { JBD2TUNE_ATTR_SPACE_WAITS, JBD2TUNE_ATTR_SPACE_WAIT_US,
+			    JBD2TUNE_ATTR_SPACE_WAIT_MAX_US, JBD2TUNE_ATTR_SPACE_WAIT_HIST },
+	[JT_WAIT_LOCKED] = { JBD2TUNE_ATTR_LOCKED_WAITS, JBD2TUNE_ATTR_LOCKED_WAIT_US,
+			     JBD2TUNE_ATTR_LOCKED_WAIT_MAX_US, JBD2TUNE_ATTR_LOCKED_WAIT_HIST },
+	[JT_WAIT_COMMIT] = { JBD2TUNE_ATTR_COMMIT_WAITS, JBD2TUNE_ATTR_COMMIT_WAIT_US,
+			     JBD2TUNE_ATTR_COMMIT_WAIT_MAX_US, JBD2TUNE_ATTR_COMMIT_WAIT_HIST },
+	[JT_WAIT_COMMIT_DURATION] = { JBD2TUNE_ATTR_COMMITS, JBD2TUNE_ATTR_COMMIT_US,
+				      JBD2TUNE_ATTR_COMMIT_MAX_US, JBD2TUNE_ATTR_COMMIT_HIST },
 };
 
 static uint64_t get_u64(struct nlattr **tb, int a)
 {
 	return tb[a] ? nla_get_u64(tb[a]) : 0;
+}
+
+static uint8_t get_u8(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u8(tb[a]) : 0;
 }
 
 static void get_hist(struct nlattr **tb, int a, uint64_t *hist)
@@ -78,6 +107,7 @@ int jt_netlink_parse_record(struct nl_msg *msg, char name[JT_NAME_MAX], struct j
 {
 	struct nlattr *tb[JBD2TUNE_ATTR_MAX + 1];
 	struct jt_sample s;
+	unsigned int k;
 	uint8_t cmd;
 
 	if (parse_msg(msg, tb, &cmd) < 0 || !tb[JBD2TUNE_ATTR_NAME])
@@ -85,28 +115,26 @@ int jt_netlink_parse_record(struct nl_msg *msg, char name[JT_NAME_MAX], struct j
 	if (strlen(nla_get_string(tb[JBD2TUNE_ATTR_NAME])) >= JT_NAME_MAX)
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
-	s.knob[JT_KNOB_FORCE_COPY] = tb[JBD2TUNE_ATTR_FORCE_COPY] ?
-				     nla_get_u8(tb[JBD2TUNE_ATTR_FORCE_COPY]) : 0;
-	s.knob[JT_KNOB_RECLAIM] = tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT] ?
-				  nla_get_u8(tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT]) : 0;
+	s.knob[JT_KNOB_FORCE_COPY] = get_u8(tb, JBD2TUNE_ATTR_FORCE_COPY);
+	s.knob[JT_KNOB_RECLAIM] = get_u8(tb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT);
 	s.log_blocks = get_u64(tb, JBD2TUNE_ATTR_LOG_BLOCKS);
 	s.free_blocks = get_u64(tb, JBD2TUNE_ATTR_FREE_BLOCKS);
 	s.max_transaction_blocks = get_u64(tb, JBD2TUNE_ATTR_MAX_TRANSACTION_BLOCKS);
-	s.wait[JT_WAIT_SHADOW].waits = get_u64(tb, JBD2TUNE_ATTR_SHADOW_WAITS);
-	s.wait[JT_WAIT_SHADOW].wait_us = get_u64(tb, JBD2TUNE_ATTR_SHADOW_WAIT_US);
-	s.wait[JT_WAIT_SHADOW].wait_max_us = get_u64(tb, JBD2TUNE_ATTR_SHADOW_WAIT_MAX_US);
-	s.wait[JT_WAIT_SPACE].waits = get_u64(tb, JBD2TUNE_ATTR_SPACE_WAITS);
-	s.wait[JT_WAIT_SPACE].wait_us = get_u64(tb, JBD2TUNE_ATTR_SPACE_WAIT_US);
-	s.wait[JT_WAIT_SPACE].wait_max_us = get_u64(tb, JBD2TUNE_ATTR_SPACE_WAIT_MAX_US);
-	s.wait[JT_WAIT_LOCKED].waits = get_u64(tb, JBD2TUNE_ATTR_LOCKED_WAITS);
-	s.wait[JT_WAIT_LOCKED].wait_us = get_u64(tb, JBD2TUNE_ATTR_LOCKED_WAIT_US);
-	s.wait[JT_WAIT_LOCKED].wait_max_us = get_u64(tb, JBD2TUNE_ATTR_LOCKED_WAIT_MAX_US);
+	for (k = 0; k < JT_WAIT_KINDS; k++) {
+		s.wait[k].waits = get_u64(tb, kind_attrs[k][0]);
+		s.wait[k].wait_us = get_u64(tb, kind_attrs[k][1]);
+		s.wait[k].wait_max_us = get_u64(tb, kind_attrs[k][2]);
+		get_hist(tb, kind_attrs[k][3], s.wait[k].hist);
+	}
+	/* an older module sends no commit attributes at all */
+	s.has_commit_stats = tb[JBD2TUNE_ATTR_COMMIT_WAITS] != NULL;
+	s.has_reclaim_limits = tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT] &&
+			       tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT];
+	s.reclaim_watermark_min_pct = get_u8(tb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT);
+	s.reclaim_watermark_max_pct = get_u8(tb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT);
 	s.copyouts_forced = get_u64(tb, JBD2TUNE_ATTR_COPYOUTS_FORCED);
 	s.reclaim_runs = get_u64(tb, JBD2TUNE_ATTR_RECLAIM_RUNS);
 	s.reclaim_blocks = get_u64(tb, JBD2TUNE_ATTR_RECLAIM_BLOCKS);
-	get_hist(tb, JBD2TUNE_ATTR_SHADOW_WAIT_HIST, s.wait[JT_WAIT_SHADOW].hist);
-	get_hist(tb, JBD2TUNE_ATTR_SPACE_WAIT_HIST, s.wait[JT_WAIT_SPACE].hist);
-	get_hist(tb, JBD2TUNE_ATTR_LOCKED_WAIT_HIST, s.wait[JT_WAIT_LOCKED].hist);
 	strcpy(name, nla_get_string(tb[JBD2TUNE_ATTR_NAME]));
 	*out = s;
 	return cmd;

@@ -6,17 +6,25 @@
 #ifndef JT_SAMPLE_H
 #define JT_SAMPLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/jbd2tune.h>
 
 #define JT_HIST_BUCKETS JBD2TUNE_HIST_BUCKETS	/* 24: bucket i = [2^i, 2^(i+1)) us */
 #define JT_NAME_MAX	JBD2TUNE_NAME_MAX	/* longest journal name, with NUL */
 
-/* The three kinds of wait the kernel counts, in SPEC order. */
+/*
+ * The kinds of wait the kernel counts, each as a count, a total, a maximum
+ * and a histogram.  The last two are newer than the module's first
+ * release: a sample from an older module has them all zero and
+ * has_commit_stats false.
+ */
 enum jt_wait_kind {
 	JT_WAIT_SHADOW,		/* handle slept on BH_Shadow (do_get_write_access) */
 	JT_WAIT_SPACE,		/* foreground wait for log space */
 	JT_WAIT_LOCKED,		/* wait for the running transaction to unlock/switch */
+	JT_WAIT_COMMIT,		/* task slept in jbd2_log_wait_commit() (what fsync pays) */
+	JT_WAIT_COMMIT_DURATION,/* not a wait: one per transaction commit, its duration */
 	JT_WAIT_KINDS
 };
 
@@ -31,7 +39,7 @@ struct jt_wait_counters {
 /* Knob indices: the two values the agent writes. */
 enum jt_knob {
 	JT_KNOB_FORCE_COPY,		/* force_copy: 0/1 */
-	JT_KNOB_RECLAIM,		/* reclaim_watermark_pct: 0 (off), 1..90 */
+	JT_KNOB_RECLAIM,		/* reclaim_watermark_pct: 0 (off), 1..90, see reclaim_*_pct */
 	JT_KNOBS
 };
 
@@ -45,12 +53,22 @@ struct jt_sample {
 	uint64_t copyouts_forced;		/* copy-outs done only for force_copy */
 	uint64_t reclaim_runs;			/* background reclaim work runs */
 	uint64_t reclaim_blocks;		/* log blocks those runs freed */
+	bool has_commit_stats;			/* wait[JT_WAIT_COMMIT*] were reported */
+	/*
+	 * Lowest and highest non-zero reclaim_watermark_pct the kernel accepts
+	 * for this journal (it refuses others with EINVAL), when
+	 * has_reclaim_limits (an older module reports none); both 0 when it
+	 * accepts none (journal not loaded yet, or too small).
+	 */
+	bool has_reclaim_limits;
+	uint32_t reclaim_watermark_min_pct;
+	uint32_t reclaim_watermark_max_pct;
 	uint64_t source_id;			/* configfs: inode of the group, 0 = netlink */
 };
 
 /* "force_copy", "reclaim" (SPEC knob names as used in policy and D-Bus). */
 const char *jt_knob_name(enum jt_knob knob);
-/* "shadow", "space", "locked". */
+/* "shadow", "space", "locked", "commit", "commit_duration". */
 const char *jt_wait_kind_name(enum jt_wait_kind kind);
 
 #endif

@@ -5,7 +5,7 @@
  * is decoded (jt_netlink_parse_record, libnl attribute parsing as for a real
  * reply) and run through the policy core with the built-in defaults, as the
  * manager does for each journal of a dump.  The records carry all
- * attributes and three histograms, and every interval adds waits to each
+ * attributes and five histograms, and every interval adds waits to each
  * journal so the windowed percentiles are recomputed.  Sockets are not
  * involved: bench/agent-vm measures the whole agent in a VM, whose CPU
  * figures are those of an emulated CPU.  Prints microseconds per interval
@@ -28,7 +28,13 @@ static struct nl_msg *record(unsigned int i)
 {
 	static const int hist_attr[JT_WAIT_KINDS] = {
 		JBD2TUNE_ATTR_SHADOW_WAIT_HIST, JBD2TUNE_ATTR_SPACE_WAIT_HIST,
-		JBD2TUNE_ATTR_LOCKED_WAIT_HIST,
+		JBD2TUNE_ATTR_LOCKED_WAIT_HIST, JBD2TUNE_ATTR_COMMIT_WAIT_HIST,
+		JBD2TUNE_ATTR_COMMIT_HIST,
+	};
+	static const int u64_attr[] = {
+		JBD2TUNE_ATTR_COMMIT_WAITS, JBD2TUNE_ATTR_COMMIT_WAIT_US,
+		JBD2TUNE_ATTR_COMMIT_WAIT_MAX_US, JBD2TUNE_ATTR_COMMITS, JBD2TUNE_ATTR_COMMIT_US,
+		JBD2TUNE_ATTR_COMMIT_MAX_US,
 	};
 	struct nl_msg *msg = nlmsg_alloc();
 	uint64_t hist[JT_HIST_BUCKETS] = { 3, 1, 4, 1, 5, 9, 2, 6 };
@@ -44,6 +50,10 @@ static struct nl_msg *record(unsigned int i)
 	nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT, 25);
 	for (a = JBD2TUNE_ATTR_LOG_BLOCKS; a <= JBD2TUNE_ATTR_RECLAIM_BLOCKS; a++)
 		nla_put_u64(msg, a, 1000 + (uint64_t)a);
+	for (k = 0; k < (int)(sizeof(u64_attr) / sizeof(u64_attr[0])); k++)
+		nla_put_u64(msg, u64_attr[k], 1000 + (uint64_t)k);
+	nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT, 26);
+	nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT, 75);
 	for (k = 0; k < JT_WAIT_KINDS; k++)
 		nla_put(msg, hist_attr[k], sizeof(hist), hist);
 	return msg;

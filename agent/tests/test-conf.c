@@ -52,6 +52,7 @@ static int teardown(void **state)
 
 static void test_every_key(void **state)
 {
+	struct jt_journal_policy jp;
 	struct jt_policy p;
 	char err[512];
 
@@ -74,8 +75,12 @@ static void test_every_key(void **state)
 		   "reclaim_watermark_pct = 30\n"
 		   "reclaim_min_pct = 15\n"
 		   "reclaim_max_pct = 70\n"
+		   "outcome_margin_pct = 15\n"
+		   "outcome_min_waits = 50\n"
+		   "outcome_backoff_s = 120\n"
 		   "[journal vda-8]            ; one journal\n"
-		   "force_copy = auto\n");
+		   "force_copy = auto\n"
+		   "outcome_margin_pct = 25\n");
 	assert_int_equal(jt_policy_load(main_file, NULL, &p, err, sizeof(err)), 0);
 	assert_int_equal(p.agent.interval_ms, 250);
 	assert_int_equal(p.agent.window_s, 60);
@@ -89,10 +94,18 @@ static void test_every_key(void **state)
 	assert_int_equal(p.defaults.reclaim_watermark_pct, 30);
 	assert_int_equal(p.defaults.reclaim_min_pct, 15);
 	assert_int_equal(p.defaults.reclaim_max_pct, 70);
+	assert_int_equal(p.defaults.outcome_margin_pct, 15);
+	assert_int_equal(p.defaults.outcome_min_waits, 50);
+	assert_int_equal(p.defaults.outcome_backoff_s, 120);
 	assert_int_equal(p.n_sections, 1);
 	assert_string_equal(p.sections[0].pattern, "vda-8");
-	assert_int_equal(p.sections[0].line, 18);
+	assert_int_equal(p.sections[0].line, 21);
 	assert_int_equal(p.n_files, 1);
+	/* a section overrides the outcome keys it names, and only those */
+	jt_policy_resolve(&p, "vda-8", NULL, &jp);
+	assert_int_equal(jp.outcome_margin_pct, 25);
+	assert_int_equal(jp.outcome_min_waits, 50);
+	assert_int_equal(jp.outcome_backoff_s, 120);
 	jt_policy_free(&p);
 }
 
@@ -113,9 +126,12 @@ static void test_empty_file_gives_defaults(void **state)
 	assert_int_equal(p.defaults.force_copy_min_waits, 10);
 	assert_int_equal(p.defaults.force_copy_hold_s, 300);
 	assert_int_equal(p.defaults.reclaim, JT_MODE_AUTO);
-	assert_int_equal(p.defaults.reclaim_watermark_pct, 25);
-	assert_int_equal(p.defaults.reclaim_min_pct, 10);
-	assert_int_equal(p.defaults.reclaim_max_pct, 60);
+	assert_int_equal(p.defaults.reclaim_watermark_pct, 50);
+	assert_int_equal(p.defaults.reclaim_min_pct, 35);
+	assert_int_equal(p.defaults.reclaim_max_pct, 70);
+	assert_int_equal(p.defaults.outcome_margin_pct, 10);
+	assert_int_equal(p.defaults.outcome_min_waits, 20);
+	assert_int_equal(p.defaults.outcome_backoff_s, 300);
 	jt_policy_free(&p);
 }
 
@@ -141,6 +157,12 @@ static const struct err_case err_cases[] = {
 	  "%s:2: interval_ms: '50' is out of range 100..60000" },
 	{ "number above range", "\n[defaults]\nreclaim_max_pct = 91\n",
 	  "%s:3: reclaim_max_pct: '91' is out of range 1..90" },
+	{ "margin of 0", "[defaults]\noutcome_margin_pct = 0\n",
+	  "%s:2: outcome_margin_pct: '0' is out of range 1..1000" },
+	{ "back-off above an hour", "[mount /x]\noutcome_backoff_s = 3601\n",
+	  "%s:2: outcome_backoff_s: '3601' is out of range 1..3600" },
+	{ "outcome key in [agent]", "[agent]\noutcome_min_waits = 5\n",
+	  "%s:2: outcome_min_waits: unknown key in [agent]" },
 	{ "huge number", "[agent]\nwindow_s = 99999999999999999999999\n",
 	  "%s:2: window_s: '99999999999999999999999' is out of range 1..3600" },
 	{ "number with junk", "[agent]\nwindow_s = 30s\n", "%s:2: window_s: '30s' is not a number" },
@@ -159,8 +181,8 @@ static const struct err_case err_cases[] = {
 	  "%s:2: metrics_file: 'x.prom' is not an absolute path" },
 	{ "min above max in defaults", "[defaults]\nreclaim_min_pct = 50\nreclaim_max_pct = 40\n",
 	  "%s:3: reclaim_min_pct: 50 is above reclaim_max_pct 40" },
-	{ "min above max in a section", "[journal sd*]\n\nreclaim_min_pct = 70\n",
-	  "%s:1: reclaim_min_pct: 70 is above reclaim_max_pct 60 in [journal sd*]" },
+	{ "min above max in a section", "[journal sd*]\n\nreclaim_min_pct = 75\n",
+	  "%s:1: reclaim_min_pct: 75 is above reclaim_max_pct 70 in [journal sd*]" },
 };
 
 static void test_errors(void **state)
@@ -265,12 +287,12 @@ struct resolve_case {
 static void test_glob_and_mount_sections(void **state)
 {
 	static const struct resolve_case cases[] = {
-		{ "sda1-8", NULL, JT_MODE_AUTO, JT_MODE_AUTO, 300, 60 },	/* defaults */
-		{ "vda1-8", NULL, JT_MODE_OFF, JT_MODE_AUTO, 300, 60 },	/* [journal vd*] */
-		{ "vdb-8", NULL, JT_MODE_OFF, JT_MODE_AUTO, 120, 60 },	/* + [journal vdb-8] */
+		{ "sda1-8", NULL, JT_MODE_AUTO, JT_MODE_AUTO, 300, 70 },	/* defaults */
+		{ "vda1-8", NULL, JT_MODE_OFF, JT_MODE_AUTO, 300, 70 },	/* [journal vd*] */
+		{ "vdb-8", NULL, JT_MODE_OFF, JT_MODE_AUTO, 120, 70 },	/* + [journal vdb-8] */
 		{ "sda1-8", "/data", JT_MODE_ON, JT_MODE_ON, 300, 80 },	/* [mount /data] */
 		{ "vdb-8", "/data", JT_MODE_ON, JT_MODE_ON, 120, 80 },	/* later section wins */
-		{ "sda1-8", "/data2", JT_MODE_AUTO, JT_MODE_AUTO, 300, 60 },
+		{ "sda1-8", "/data2", JT_MODE_AUTO, JT_MODE_AUTO, 300, 70 },
 	};
 	struct jt_policy p;
 	char err[512];

@@ -2,7 +2,8 @@
 /*
  * Unit tests of the configfs adapter (configfs.c) on a fake tree in a temp
  * directory: value parsing, a full read, junk, a vanished group, writes,
- * and which files a read after an earlier sample skips.
+ * which files a read after an earlier sample skips, and a group of an older
+ * module (no commit statistics, no reclaim limits).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -32,7 +33,10 @@ static void put(const char *journal, const char *file, const char *text)
 	fclose(f);
 }
 
-static void make_journal(const char *name)
+#define ZERO_HIST "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+
+/* A group as the first module release has it: three kinds of wait. */
+static void make_old_journal(const char *name)
 {
 	static const char *const files[] = {
 		"force_copy", "reclaim_watermark_pct", "log_blocks", "free_blocks",
@@ -48,9 +52,27 @@ static void make_journal(const char *name)
 	mkdir(path, 0755);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		put(name, files[i], "0\n");
-	put(name, "shadow_wait_hist", "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
-	put(name, "space_wait_hist", "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
-	put(name, "locked_wait_hist", "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put(name, "shadow_wait_hist", ZERO_HIST);
+	put(name, "space_wait_hist", ZERO_HIST);
+	put(name, "locked_wait_hist", ZERO_HIST);
+}
+
+/* A group of the current module: also commit waits, commits and the reclaim limits. */
+static void make_journal(const char *name)
+{
+	static const char *const files[] = {
+		"commit_waits", "commit_wait_us", "commit_wait_max_us",
+		"commits", "commit_us", "commit_max_us",
+	};
+	size_t i;
+
+	make_old_journal(name);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		put(name, files[i], "0\n");
+	put(name, "commit_wait_hist", ZERO_HIST);
+	put(name, "commit_hist", ZERO_HIST);
+	put(name, "reclaim_watermark_min_pct", "26\n");
+	put(name, "reclaim_watermark_max_pct", "75\n");
 }
 
 static int setup(void **state)
@@ -105,6 +127,14 @@ static void test_read_list_write(void **state)
 	put("vda-8", "space_waits", "3\n");
 	put("vda-8", "shadow_wait_hist", "1 2 3 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 9\n");
 	put("vda-8", "locked_wait_max_us", "777\n");
+	put("vda-8", "commit_waits", "12\n");
+	put("vda-8", "commit_wait_us", "3456\n");
+	put("vda-8", "commit_wait_hist", "0 0 0 0 0 0 0 0 12 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put("vda-8", "commits", "4\n");
+	put("vda-8", "commit_max_us", "999\n");
+	put("vda-8", "commit_hist", "0 0 0 0 0 0 0 0 0 4 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put("vda-8", "reclaim_watermark_min_pct", "34\n");
+	put("vda-8", "reclaim_watermark_max_pct", "67\n");
 
 	assert_int_equal(jt_configfs_list(root, &names), 0);
 	assert_string_equal(names[0], "vda-8");	/* sorted */
@@ -119,6 +149,14 @@ static void test_read_list_write(void **state)
 	assert_true(s.wait[JT_WAIT_SPACE].waits == 3);
 	assert_true(s.wait[JT_WAIT_SHADOW].hist[2] == 3 && s.wait[JT_WAIT_SHADOW].hist[23] == 9);
 	assert_true(s.wait[JT_WAIT_LOCKED].wait_max_us == 777);
+	assert_true(s.has_commit_stats);
+	assert_true(s.wait[JT_WAIT_COMMIT].waits == 12 && s.wait[JT_WAIT_COMMIT].wait_us == 3456);
+	assert_true(s.wait[JT_WAIT_COMMIT].hist[8] == 12);
+	assert_true(s.wait[JT_WAIT_COMMIT_DURATION].waits == 4);
+	assert_true(s.wait[JT_WAIT_COMMIT_DURATION].wait_max_us == 999);
+	assert_true(s.wait[JT_WAIT_COMMIT_DURATION].hist[9] == 4);
+	assert_true(s.has_reclaim_limits);
+	assert_true(s.reclaim_watermark_min_pct == 34 && s.reclaim_watermark_max_pct == 67);
 
 	assert_int_equal(jt_configfs_write_knob(root, "vda-8", JT_KNOB_RECLAIM, 40), 0);
 	snprintf(path, sizeof(path), "%s/vda-8/reclaim_watermark_pct", root);
@@ -149,22 +187,35 @@ static void test_read_skips_unchanged(void **state)
 	put("vdc-1", "shadow_wait_hist", "0 5 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
 	put("vdc-1", "copyouts_forced", "9\n");
 	put("vdc-1", "reclaim_runs", "4\n");
+	put("vdc-1", "commit_wait_us", "600\n");
+	put("vdc-1", "commit_hist", "0 0 0 7 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put("vdc-1", "reclaim_watermark_max_pct", "70\n");
 	assert_int_equal(jt_configfs_read(root, "vdc-1", &s0, &s1), 0);
 	assert_true(s1.free_blocks == 77);			/* always read */
 	assert_true(s1.wait[JT_WAIT_SHADOW].wait_us == 0);	/* count unchanged */
 	assert_true(s1.wait[JT_WAIT_SHADOW].hist[1] == 0);
 	assert_true(s1.copyouts_forced == 0);			/* force_copy 0 then and now */
 	assert_true(s1.reclaim_runs == 0);			/* watermark 0 then and now */
+	assert_true(s1.wait[JT_WAIT_COMMIT].wait_us == 0);	/* commit waits unchanged */
+	assert_true(s1.wait[JT_WAIT_COMMIT_DURATION].hist[3] == 0);	/* commits unchanged */
+	assert_true(s1.reclaim_watermark_max_pct == 75);	/* log and max tx unchanged */
 
 	put("vdc-1", "shadow_waits", "5\n");
 	put("vdc-1", "force_copy", "1\n");
 	put("vdc-1", "reclaim_watermark_pct", "20\n");
+	put("vdc-1", "commit_waits", "2\n");
+	put("vdc-1", "commits", "7\n");
+	put("vdc-1", "max_transaction_blocks", "2048\n");
 	assert_int_equal(jt_configfs_read(root, "vdc-1", &s1, &s2), 0);
 	assert_true(s2.wait[JT_WAIT_SHADOW].waits == 5);
 	assert_true(s2.wait[JT_WAIT_SHADOW].wait_us == 500);
 	assert_true(s2.wait[JT_WAIT_SHADOW].hist[1] == 5);
 	assert_true(s2.copyouts_forced == 9);
 	assert_true(s2.reclaim_runs == 4);
+	assert_true(s2.wait[JT_WAIT_COMMIT].waits == 2 && s2.wait[JT_WAIT_COMMIT].wait_us == 600);
+	assert_true(s2.wait[JT_WAIT_COMMIT_DURATION].waits == 7);
+	assert_true(s2.wait[JT_WAIT_COMMIT_DURATION].hist[3] == 7);
+	assert_true(s2.reclaim_watermark_max_pct == 70);	/* max tx changed: read again */
 
 	/* the group set up again under the same name: nothing is taken from @prev */
 	make_journal("vdc-1.new");
@@ -181,6 +232,72 @@ static void test_read_skips_unchanged(void **state)
 	assert_true(s3.wait[JT_WAIT_SPACE].wait_max_us == 8);
 }
 
+/*
+ * An older module's group: no commit files, no reclaim limits.  Not an
+ * error: has_commit_stats is false and the limits read 0.  Later reads of
+ * the same group do not look for the files again.
+ */
+static void test_older_module(void **state)
+{
+	struct jt_sample s0, s1;
+
+	(void)state;
+	make_old_journal("sdd-5");
+	put("sdd-5", "shadow_waits", "3\n");
+	assert_int_equal(jt_configfs_read(root, "sdd-5", NULL, &s0), 0);
+	assert_false(s0.has_commit_stats);
+	assert_true(s0.wait[JT_WAIT_COMMIT].waits == 0 && s0.wait[JT_WAIT_COMMIT_DURATION].waits == 0);
+	assert_false(s0.has_reclaim_limits);
+	assert_true(s0.wait[JT_WAIT_SHADOW].waits == 3);
+	/* files appearing in the same group are not looked for (a group keeps its module) */
+	put("sdd-5", "commit_waits", "9\n");
+	put("sdd-5", "reclaim_watermark_min_pct", "30\n");
+	put("sdd-5", "reclaim_watermark_max_pct", "60\n");
+	assert_int_equal(jt_configfs_read(root, "sdd-5", &s0, &s1), 0);
+	assert_false(s1.has_commit_stats);
+	assert_true(s1.wait[JT_WAIT_COMMIT].waits == 0 && !s1.has_reclaim_limits);
+	/* without an earlier sample everything is read */
+	put("sdd-5", "commit_wait_us", "0\n");
+	put("sdd-5", "commit_wait_max_us", "0\n");
+	put("sdd-5", "commit_wait_hist", "0 0 0 0 0 0 0 0 0 9 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put("sdd-5", "commits", "0\n");
+	put("sdd-5", "commit_us", "0\n");
+	put("sdd-5", "commit_max_us", "0\n");
+	put("sdd-5", "commit_hist", ZERO_HIST);
+	assert_int_equal(jt_configfs_read(root, "sdd-5", NULL, &s1), 0);
+	assert_true(s1.has_commit_stats && s1.wait[JT_WAIT_COMMIT].waits == 9);
+	assert_true(s1.has_reclaim_limits);
+	assert_true(s1.reclaim_watermark_min_pct == 30 && s1.reclaim_watermark_max_pct == 60);
+}
+
+/*
+ * Reclaim limits of 0/0 (journal not loaded yet) are read again every time,
+ * since loading changes the log area alone; known ones only when log_blocks
+ * or max_transaction_blocks changed.
+ */
+static void test_reclaim_limits_reread(void **state)
+{
+	struct jt_sample s0, s1, s2, s3;
+
+	(void)state;
+	make_journal("sde-6");
+	put("sde-6", "reclaim_watermark_min_pct", "0\n");
+	put("sde-6", "reclaim_watermark_max_pct", "0\n");
+	assert_int_equal(jt_configfs_read(root, "sde-6", NULL, &s0), 0);
+	assert_true(s0.has_reclaim_limits);
+	assert_true(s0.reclaim_watermark_min_pct == 0 && s0.reclaim_watermark_max_pct == 0);
+	put("sde-6", "reclaim_watermark_min_pct", "30\n");
+	put("sde-6", "reclaim_watermark_max_pct", "74\n");
+	assert_int_equal(jt_configfs_read(root, "sde-6", &s0, &s1), 0);
+	assert_true(s1.reclaim_watermark_min_pct == 30 && s1.reclaim_watermark_max_pct == 74);
+	put("sde-6", "reclaim_watermark_min_pct", "31\n");
+	assert_int_equal(jt_configfs_read(root, "sde-6", &s1, &s2), 0);
+	assert_true(s2.reclaim_watermark_min_pct == 30);		/* known: not read again */
+	put("sde-6", "log_blocks", "65536\n");
+	assert_int_equal(jt_configfs_read(root, "sde-6", &s2, &s3), 0);
+	assert_true(s3.reclaim_watermark_min_pct == 31);		/* log size changed */
+}
+
 static void test_junk_and_vanished(void **state)
 {
 	struct jt_sample s;
@@ -193,7 +310,17 @@ static void test_junk_and_vanished(void **state)
 	put("sdc-2", "free_blocks", "5\n");
 	put("sdc-2", "space_wait_hist", "1 2 3\n");
 	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), -EINVAL);
-	put("sdc-2", "space_wait_hist", "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put("sdc-2", "space_wait_hist", ZERO_HIST);
+	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), 0);
+	/* reclaim limits: junk, or a percentage above 100 */
+	put("sdc-2", "reclaim_watermark_max_pct", "many\n");
+	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), -EINVAL);
+	put("sdc-2", "reclaim_watermark_max_pct", "101\n");
+	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), -EINVAL);
+	put("sdc-2", "reclaim_watermark_max_pct", "75\n");
+	put("sdc-2", "commit_hist", "1 2\n");
+	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), -EINVAL);
+	put("sdc-2", "commit_hist", ZERO_HIST);
 	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), 0);
 	/* a file gone mid-way (umount) reads as ENOENT */
 	snprintf(path, sizeof(path), "%s/sdc-2/locked_waits", root);
@@ -218,6 +345,8 @@ int main(void)
 		cmocka_unit_test(test_read_list_write),
 		cmocka_unit_test(test_junk_and_vanished),
 		cmocka_unit_test(test_read_skips_unchanged),
+		cmocka_unit_test(test_older_module),
+		cmocka_unit_test(test_reclaim_limits_reread),
 	};
 
 	return cmocka_run_group_tests_name("configfs", tests, setup, teardown);

@@ -46,6 +46,27 @@ static struct nl_msg *record(uint8_t cmd, const char *name, bool with_hist, size
 	return msg;
 }
 
+/* The attributes a module with commit statistics and reclaim limits adds. */
+static void add_commit_attrs(struct nl_msg *msg)
+{
+	uint64_t hist[JT_HIST_BUCKETS] = { 0 };
+
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMIT_WAITS, 41), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMIT_WAIT_US, 12300000), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMIT_WAIT_MAX_US, 1347000), 0);
+	hist[18] = 40;
+	hist[20] = 1;
+	assert_int_equal(nla_put(msg, JBD2TUNE_ATTR_COMMIT_WAIT_HIST, sizeof(hist), hist), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMITS, 19), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMIT_US, 4000000), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMIT_MAX_US, 600000), 0);
+	memset(hist, 0, sizeof(hist));
+	hist[17] = 19;
+	assert_int_equal(nla_put(msg, JBD2TUNE_ATTR_COMMIT_HIST, sizeof(hist), hist), 0);
+	assert_int_equal(nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT, 34), 0);
+	assert_int_equal(nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT, 67), 0);
+}
+
 static void test_full_record(void **state)
 {
 	struct nl_msg *msg = record(JBD2TUNE_CMD_GET_JOURNAL, "vda-8", true, sizeof(uint64_t) * 24);
@@ -67,6 +88,35 @@ static void test_full_record(void **state)
 	assert_true(s.wait[JT_WAIT_SHADOW].hist[0] == 2 && s.wait[JT_WAIT_SHADOW].hist[15] == 7 &&
 		    s.wait[JT_WAIT_SHADOW].hist[23] == 1);
 	assert_true(s.wait[JT_WAIT_SPACE].hist[0] == 0);
+	/* an older module: no commit attributes, no limits */
+	assert_false(s.has_commit_stats);
+	assert_false(s.has_reclaim_limits);
+	assert_true(s.wait[JT_WAIT_COMMIT].waits == 0 && s.reclaim_watermark_max_pct == 0);
+	nlmsg_free(msg);
+}
+
+static void test_commit_record(void **state)
+{
+	struct nl_msg *msg = record(JBD2TUNE_CMD_GET_JOURNAL, "vdb-8", true, sizeof(uint64_t) * 24);
+	char name[JT_NAME_MAX];
+	struct jt_sample s;
+
+	(void)state;
+	add_commit_attrs(msg);
+	assert_int_equal(jt_netlink_parse_record(msg, name, &s), JBD2TUNE_CMD_GET_JOURNAL);
+	assert_true(s.has_commit_stats);
+	assert_true(s.wait[JT_WAIT_COMMIT].waits == 41);
+	assert_true(s.wait[JT_WAIT_COMMIT].wait_us == 12300000);
+	assert_true(s.wait[JT_WAIT_COMMIT].wait_max_us == 1347000);
+	assert_true(s.wait[JT_WAIT_COMMIT].hist[18] == 40 && s.wait[JT_WAIT_COMMIT].hist[20] == 1);
+	assert_true(s.wait[JT_WAIT_COMMIT_DURATION].waits == 19);
+	assert_true(s.wait[JT_WAIT_COMMIT_DURATION].wait_us == 4000000);
+	assert_true(s.wait[JT_WAIT_COMMIT_DURATION].wait_max_us == 600000);
+	assert_true(s.wait[JT_WAIT_COMMIT_DURATION].hist[17] == 19);
+	assert_true(s.has_reclaim_limits);
+	assert_true(s.reclaim_watermark_min_pct == 34 && s.reclaim_watermark_max_pct == 67);
+	/* the older kinds are untouched by the new ones */
+	assert_true(s.wait[JT_WAIT_SHADOW].waits == 7 && s.wait[JT_WAIT_SHADOW].hist[15] == 7);
 	nlmsg_free(msg);
 }
 
@@ -112,6 +162,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_record),
+		cmocka_unit_test(test_commit_record),
 		cmocka_unit_test(test_event_record),
 		cmocka_unit_test(test_bad_records),
 	};

@@ -66,3 +66,10 @@ bc() {
 bc_nobody() {
 	timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups busctl --address="$BUS_ADDR" "$@"
 }
+
+# prop_is PATH IFACE PROP EXPECTED - busctl get-property output equals EXPECTED
+prop_is() {
+	local got
+	got=$(bc get-property org.jbd2tune1 "$1" "$2" "$3" 2>&1)
+	[ "$got" = "$4" ] || { echo "# $3: got '$got', want '$4'"; return 1; }
+}

@@ -16,15 +16,16 @@ AGENT_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 ZERO_HIST="0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
 
-# fake_journal ROOT NAME - create a quiet journal group with every SPEC file
-fake_journal() {
+# fake_journal_old ROOT NAME - a quiet journal group as the module's first
+# release had it: three kinds of wait, no commit statistics, no reclaim limits
+fake_journal_old() {
 	local d=$1/$2 f
 	mkdir -p "$d"
 	echo 0 > "$d/force_copy"
 	echo 0 > "$d/reclaim_watermark_pct"
 	echo 32768 > "$d/log_blocks"
 	echo 30000 > "$d/free_blocks"
-	echo 1024 > "$d/max_transaction_blocks"
+	echo 8192 > "$d/max_transaction_blocks"
 	for f in shadow space locked; do
 		echo 0 > "$d/${f}_waits"
 		echo 0 > "$d/${f}_wait_us"
@@ -36,8 +37,28 @@ fake_journal() {
 	echo 0 > "$d/reclaim_blocks"
 }
 
-# add_waits DIR KIND COUNT BUCKET - COUNT more waits of KIND (shadow|space|locked)
-# in histogram bucket BUCKET ([2^b, 2^(b+1)) us); total and max follow.
+# fake_journal ROOT NAME - a quiet journal group with every file of the
+# current module: also commit waits, commits and the reclaim limits, those 6.1
+# gives this journal (threshold 8192 of 32768 blocks: 25 % + 5 = 30; reach
+# (32767 - 8192 - 32) / 32768 = 74 %)
+fake_journal() {
+	local d=$1/$2
+	fake_journal_old "$1" "$2"
+	echo 0 > "$d/commit_waits"
+	echo 0 > "$d/commit_wait_us"
+	echo 0 > "$d/commit_wait_max_us"
+	echo "$ZERO_HIST" > "$d/commit_wait_hist"
+	echo 0 > "$d/commits"
+	echo 0 > "$d/commit_us"
+	echo 0 > "$d/commit_max_us"
+	echo "$ZERO_HIST" > "$d/commit_hist"
+	echo 30 > "$d/reclaim_watermark_min_pct"
+	echo 74 > "$d/reclaim_watermark_max_pct"
+}
+
+# add_waits DIR KIND COUNT BUCKET - COUNT more waits of KIND
+# (shadow|space|locked|commit) in histogram bucket BUCKET ([2^b, 2^(b+1)) us);
+# total and max follow.
 # Files are replaced by rename so the agent never reads half a file.
 add_waits() {
 	local d=$1 kind=$2 n=$3 b=$4 hist waits us max i new=""

@@ -33,13 +33,6 @@ dsend_nobody() {
 	timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		dbus-send --bus="$BUS_ADDR" --print-reply --dest=org.jbd2tune1 "$@" 2>&1
 }
-# prop_is PATH IFACE PROP EXPECTED - busctl get-property output equals EXPECTED
-prop_is() {
-	local got
-	got=$(bc get-property org.jbd2tune1 "$1" "$2" "$3" 2>&1)
-	[ "$got" = "$4" ] || { echo "# $3: got '$got', want '$4'"; return 1; }
-}
-
 if ! start_bus "$tmp"; then
 	result FAIL "$JT_SUITE: $S: private dbus-daemon starts"
 	cat "$tmp/bus.log"
@@ -76,7 +69,9 @@ ok=1
 for p in "Name s" "MountPoint s" "ForceCopy b" "ForceCopyMode s" "ReclaimWatermarkPct u" \
 	"ReclaimMode s" "LogBlocks u" "FreeBlocks u" "FreePct d" "ShadowWaitP99Usec t" \
 	"SpaceWaitP99Usec t" "LockedWaitP99Usec t" "ShadowWaits t" "SpaceWaits t" \
-	"LockedWaits t" "LastDecision s" "LastDecisionUsec t"; do
+	"LockedWaits t" "LastDecision s" "LastDecisionUsec t" "CommitWaits t" \
+	"CommitWaitP99Usec t" "Commits t" "ReclaimWatermarkMinPct u" "ReclaimWatermarkMaxPct u" \
+	"OutcomeChecks b" "LastOutcome s" "ForceCopyRetryUsec t" "ReclaimRetryUsec t"; do
 	grep -Eq "^\.${p% *} +property +${p#* } " "$tmp/intro-j" || { echo "# missing $p"; ok=0; }
 done
 check "$S: introspect of a journal shows every SPEC property with its type" [ $ok = 1 ]
@@ -91,6 +86,8 @@ add_waits "$cfs/vdb-12" space 2 4	# 16 + 16 * 1.98/2 = 31.84 -> cap 31
 add_waits "$cfs/vdb-12" locked 100 3	#  8 +  8 * 99/100 = 15.92 -> cap 15
 add_waits "$cfs/vdb-12" locked 1 6	# one in [64,128): k = 99.99 stays in [8,16),
 					# cap now 127: 8 + 8 * 99.99/100 = 15.99 -> 16
+add_waits "$cfs/vdb-12" commit 40 9	# 512 + 512 * 39.6/40 = 1018.88 -> 1019
+put "$cfs/vdb-12/commits" 7
 sleep 0.4
 JI=org.jbd2tune1.Journal
 check "$S: Name" prop_is $J/vdb_2d12 $JI Name 's "vdb-12"'
@@ -110,6 +107,17 @@ check "$S: ShadowWaits" prop_is $J/vdb_2d12 $JI ShadowWaits 't 3'
 check "$S: SpaceWaits" prop_is $J/vdb_2d12 $JI SpaceWaits 't 2'
 check "$S: LockedWaits" prop_is $J/vdb_2d12 $JI LockedWaits 't 101'
 check "$S: LastDecision empty before any" prop_is $J/vdb_2d12 $JI LastDecision 's ""'
+check "$S: CommitWaits" prop_is $J/vdb_2d12 $JI CommitWaits 't 40'
+check "$S: CommitWaitP99Usec" prop_is $J/vdb_2d12 $JI CommitWaitP99Usec 't 1019'
+check "$S: Commits" prop_is $J/vdb_2d12 $JI Commits 't 7'
+check "$S: ReclaimWatermarkMinPct, ReclaimWatermarkMaxPct (the kernel's limits)" eval '
+	prop_is $J/vdb_2d12 $JI ReclaimWatermarkMinPct "u 30" &&
+	prop_is $J/vdb_2d12 $JI ReclaimWatermarkMaxPct "u 74"'
+check "$S: OutcomeChecks" prop_is $J/vdb_2d12 $JI OutcomeChecks 'b true'
+check "$S: LastOutcome empty before any" prop_is $J/vdb_2d12 $JI LastOutcome 's ""'
+check "$S: ForceCopyRetryUsec, ReclaimRetryUsec 0 without a revert" eval '
+	prop_is $J/vdb_2d12 $JI ForceCopyRetryUsec "t 0" &&
+	prop_is $J/vdb_2d12 $JI ReclaimRetryUsec "t 0"'
 check "$S: LastDecisionUsec 0 before any" prop_is $J/vdb_2d12 $JI LastDecisionUsec 't 0'
 MI=org.jbd2tune1.Manager
 check "$S: Version" prop_is $M $MI Version 's "0.1"'

@@ -1,0 +1,131 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Outcome checks of jbd2-tuned against a fake configfs tree and a private
+# dbus-daemon: a force_copy change that makes commit waits worse is reverted,
+# logged with both windows' figures, announced on D-Bus and held back for a
+# back-off that doubles on the next relapse; the reclaim watermark stays in
+# the range the kernel accepts; a module without commit statistics is said
+# once and its journal keeps the old behaviour.
+set -u
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/bus-lib.sh"
+S="outcome"
+
+tmp=$(mktemp -d /tmp/jt-outcome.XXXXXX)
+MON_PID= FEED_PID=
+cleanup() {
+	kill $FEED_PID $AGENT_PID $MON_PID $BUS_PID 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cfs=$tmp/jbd2
+log=$tmp/agent.log
+J=/org/jbd2tune1/journal
+JI=org.jbd2tune1.Journal
+echo "# empty" > "$tmp/mountinfo"
+export JBD2_TUNED_MOUNTINFO=$tmp/mountinfo JBD2_TUNED_SYS_DEV_BLOCK=$tmp/sysblock
+
+# vda-8: the field case; vdb-12: an older module; vdc-3: a journal whose
+# kernel accepts watermarks of 30..45 % only
+fake_journal "$cfs" vda-8
+fake_journal_old "$cfs" vdb-12
+fake_journal "$cfs" vdc-3
+put "$cfs/vdc-3/reclaim_watermark_min_pct" 30
+put "$cfs/vdc-3/reclaim_watermark_max_pct" 45
+write_policy "$tmp/p.conf" "outcome_backoff_s = 3" \
+	"[journal vdb-12]" "reclaim = auto" "[journal vdc-3]" "reclaim = auto"
+
+# The load: 3 commit waits every 100 ms in [32, 64) ms while force_copy is
+# off, 4x longer ([128, 256) ms) while it is on; once $tmp/stalls exists,
+# also 5 shadow waits of 32..64 ms every 100 ms while force_copy is off.
+# One writer for all files, so no update is lost.
+feed() {
+	local d=$cfs/vda-8
+	while :; do
+		if [ "$(cat "$d/force_copy")" = 1 ]; then
+			add_waits "$d" commit 3 17
+		else
+			add_waits "$d" commit 3 15
+			[ -e "$tmp/stalls" ] && add_waits "$d" shadow 5 15
+		fi
+		sleep 0.1
+	done
+}
+
+mkdir -p "$tmp/bus"
+start_bus "$tmp/bus" || { result FAIL "$JT_SUITE: $S: private dbus-daemon starts"; exit 1; }
+start_agent "$log" --config "$tmp/p.conf" --configfs-root "$cfs" --no-netlink --bus "$BUS_ADDR"
+wait_for 5 bc status org.jbd2tune1 > /dev/null 2>&1
+busctl --address="$BUS_ADDR" monitor org.jbd2tune1 > "$tmp/monitor" 2>&1 &
+MON_PID=$!
+feed &
+FEED_PID=$!
+
+# --- an older module: said once, reclaim in the policy's own range ----------
+check "$S: a module without commit waits is said once" \
+	wait_for 3 grep -q "outcome checks unavailable: the module reports no commit waits for vdb-12 (an older jbd2-tune module?); the agent's changes stand unchecked" "$log"
+check "$S: ... OutcomeChecks is false there and true where commit waits are reported" eval '
+	wait_for 2 prop_is $J/vdb_2d12 $JI OutcomeChecks "b false" &&
+	prop_is $J/vda_2d8 $JI OutcomeChecks "b true"'
+check "$S: ... and no reclaim limits: ReclaimWatermarkMinPct reads 0" \
+	prop_is $J/vdb_2d12 $JI ReclaimWatermarkMinPct "u 0"
+check "$S: without reported limits reclaim auto starts at the policy's 50 %" \
+	wait_for 3 file_is "$cfs/vdb-12/reclaim_watermark_pct" 50
+
+# --- the reclaim watermark stays within what the kernel accepts -------------
+check "$S: reclaim auto starts inside the kernel's 30..45 %: 45, not 50" \
+	wait_for 3 file_is "$cfs/vdc-3/reclaim_watermark_pct" 45
+check "$S: ... and says why" grep -q "vdc-3: reclaim 0->45: auto: start at 45 % (range 35..45 %: policy 35..70 % clamped into the kernel's 30..45 %)" "$log"
+check "$S: ReclaimWatermarkMinPct and MaxPct show the kernel's limits" eval '
+	prop_is $J/vdc_2d3 $JI ReclaimWatermarkMinPct "u 30" &&
+	prop_is $J/vdc_2d3 $JI ReclaimWatermarkMaxPct "u 45"'
+
+# --- force_copy on, commit waits 4x worse: reverted -------------------------
+sleep 2.2			# a whole window of commit waits before the stalls
+touch "$tmp/stalls"
+check "$S: the stalls turn force_copy on" wait_for 5 file_is "$cfs/vda-8/force_copy" 1
+check "$S: commit waits 4x worse: force_copy reverted within a window and a bit" \
+	wait_for 6 grep -q "vda-8: force_copy 1->0 reverted: " "$log"
+now_us=$(date +%s%6N)
+retry=$(bc get-property org.jbd2tune1 $J/vda_2d8 $JI ForceCopyRetryUsec)
+echo "# ForceCopyRetryUsec right after the revert: $retry (now $now_us)"
+line=$(grep -m1 "vda-8: force_copy 1->0 reverted: " "$log")
+echo "# $line"
+# p99 of waits in [128, 256) ms vs [32, 64) ms; add_waits counts each wait
+# at its bucket's lower bound, so the means are about 131 ms vs 33 ms (a
+# wait or two of the other bucket may fall into either window)
+re='vda-8: force_copy 1->0 reverted: commit-wait p99 2[0-9][0-9]\.[0-9] ms vs [3-6][0-9]\.[0-9] ms before \(\+[0-9]+ % > 10 %\), mean 1[0-9][0-9]\.[0-9] ms vs [3-5][0-9]\.[0-9] ms \(\+[0-9]+ % > 10 %\); total [0-9.]+ s/s vs [0-9.]+ s/s \([0-9]+ waits in 2 s vs [0-9]+ in [0-9] s\); shadow waits [0-9]+ vs [0-9]+; not tried again for 3 s$'
+check "$S: the revert is logged with both windows' figures" eval '[[ $line =~ $re ]]'
+check "$S: ... and the knob is back at 0" file_is "$cfs/vda-8/force_copy" 0
+check "$S: ForceCopyRetryUsec says when it may be tried again (within 3 s)" eval '
+	retry=${retry#t }; [ "$retry" -gt "$now_us" ] && [ "$retry" -le $((now_us + 3100000)) ]'
+check "$S: LastDecision and LastOutcome show the revert" eval '
+	bc get-property org.jbd2tune1 $J/vda_2d8 $JI LastDecision | grep -q "^s \"force_copy 1->0 reverted: commit-wait p99" &&
+	bc get-property org.jbd2tune1 $J/vda_2d8 $JI LastOutcome | grep -q "^s \"force_copy 1->0 reverted: commit-wait p99"'
+check "$S: the stalls go on, but turning force_copy on is held back, said once" \
+	wait_for 3 grep -q "vda-8: force_copy stays 0: turning it on was reverted (commit waits got worse); not tried again for another [0-9] s" "$log"
+
+# --- after the back-off: tried again, reverted again, back-off doubled -------
+check "$S: after the 3 s back-off force_copy is tried again" \
+	wait_for 6 eval '[ "$(grep -c "vda-8: force_copy 0->1: shadow-wait" "$log")" = 2 ]'
+check "$S: ... reverted again, and the back-off doubles to 6 s" \
+	wait_for 6 grep -q "vda-8: force_copy 1->0 reverted: .*; not tried again for 6 s$" "$log"
+held_notes() { [ "$(grep -c "vda-8: force_copy stays 0: turning it on was reverted" "$log")" = "$1" ]; }
+check "$S: the hold-back is said once per back-off" eval 'wait_for 3 held_notes 2 && sleep 1 && held_notes 2'
+kill $FEED_PID; wait $FEED_PID 2>/dev/null; FEED_PID=
+sleep 0.3
+kill $MON_PID; wait $MON_PID 2>/dev/null; MON_PID=
+check "$S: the revert is a Decision signal with its figures" eval '
+	grep -A8 "Member=Decision" "$tmp/monitor" | grep -q "STRING \"reverted: commit-wait p99 .* ms vs .* ms before (+.* % > 10 %), mean .*; not tried again for 3 s\";"'
+check "$S: ... and LastOutcome and ForceCopyRetryUsec are announced" eval '
+	grep -A20 "Path=$J/vda_2d8 .*PropertiesChanged" "$tmp/monitor" | grep -q "STRING \"LastOutcome\";" &&
+	grep -A20 "Path=$J/vda_2d8 .*PropertiesChanged" "$tmp/monitor" | grep -q "STRING \"ForceCopyRetryUsec\";"'
+check "$S: the unavailable outcome checks were said once in all" \
+	[ "$(grep -c "outcome checks unavailable" "$log")" = 1 ]
+stop_agent TERM
+check "$S: SIGTERM exits 0" [ "$AGENT_RC" = 0 ]
+[ "$FAILED" = 0 ] || { echo "--- agent log"; cat "$log"; }
+check_sanitizers "$tmp"
+exit $FAILED
