@@ -69,7 +69,7 @@ void jt_policy_init_defaults(struct jt_policy *p)
 		.reclaim_min_pct = 35,
 		.reclaim_max_pct = 70,
 		.outcome_margin_pct = 10,
-		.outcome_min_waits = 20,
+		.outcome_min_waits = 10,
 		.outcome_backoff_s = 300,
 	};
 }

@@ -156,7 +156,8 @@ static const char *const kind_files[JT_WAIT_KINDS][F_FILES] = {
 			     "locked_wait_hist" },
 	[JT_WAIT_COMMIT] = { "commit_waits", "commit_wait_us", "commit_wait_max_us",
 			     "commit_wait_hist" },
-	[JT_WAIT_COMMIT_DURATION] = { "commits", "commit_us", "commit_max_us", "commit_hist" },
+	[JT_WAIT_COMMIT_DURATION] = { "commits", "commit_time_us", "commit_time_max_us",
+				      "commit_time_hist" },
 };
 
 /*
@@ -288,6 +289,26 @@ int jt_configfs_read(const char *root, const char *journal, const struct jt_samp
 out:
 	close(dfd);
 	return r;
+}
+
+int jt_configfs_read_knob(const char *root, const char *journal, enum jt_knob knob,
+			  int64_t *value)
+{
+	char path[4096];
+	uint64_t v;
+	int dfd, r;
+
+	if (snprintf(path, sizeof(path), "%s/%s", root, journal) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	r = read_u64(dfd, jt_knob_file(knob), &v);
+	close(dfd);
+	if (r < 0)
+		return r;
+	*value = (int64_t)v;
+	return 0;
 }
 
 int jt_configfs_write_knob(const char *root, const char *journal, enum jt_knob knob,

@@ -56,6 +56,14 @@ int jt_configfs_read(const char *root, const char *journal, const struct jt_samp
  * (force_copy or reclaim_watermark_pct).  Returns 0 or a negative errno
  * (-ENOENT when the journal is gone, -EINVAL when the kernel refused it).
  */
+/*
+ * jt_configfs_read_knob - read the knob file of @knob of @journal under @root
+ * into @value.  Reads nothing else, so it works whatever statistics the
+ * module has.  Returns 0 or a negative errno (-ENOENT: the journal is gone).
+ */
+int jt_configfs_read_knob(const char *root, const char *journal, enum jt_knob knob,
+			  int64_t *value);
+
 int jt_configfs_write_knob(const char *root, const char *journal, enum jt_knob knob,
 			   int64_t value);
 

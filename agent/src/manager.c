@@ -599,19 +599,27 @@ static void restore_knobs(struct jt_manager *m)
 	if (m->opt.dry_run || !m->policy.agent.restore_on_exit)
 		return;
 	for (j = m->journals; j; j = j->next) {
-		struct jt_sample now;
-
-		if (jt_configfs_read(m->opt.configfs_root, j->name, NULL, &now) < 0)
-			continue;	/* gone: nothing to restore */
 		for (k = 0; k < JT_KNOBS; k++) {
 			struct jt_knob_state *ks = &j->state.knob[k];
+			int64_t now;
 			int r;
 
-			if (!ks->seen || !ks->managed || !ks->changed || now.knob[k] == ks->found)
+			if (!ks->seen || !ks->managed || !ks->changed)
 				continue;
-			if (now.knob[k] != ks->expected) {
+			/* only the knob file: a statistic that fails to read must not stop this */
+			r = jt_configfs_read_knob(m->opt.configfs_root, j->name, k, &now);
+			if (r == -ENOENT)
+				continue;	/* gone: nothing to restore */
+			if (r < 0) {
+				log_warning("%s: %s: cannot read it to restore %lld: %s", j->name,
+					    jt_knob_name(k), (long long)ks->found, strerror(-r));
+				continue;
+			}
+			if (now == ks->found)
+				continue;
+			if (now != ks->expected) {
 				log_notice("%s: %s was set to %lld by someone else; not restoring",
-					   j->name, jt_knob_name(k), (long long)now.knob[k]);
+					   j->name, jt_knob_name(k), (long long)now);
 				continue;
 			}
 			r = jt_configfs_write_knob(m->opt.configfs_root, j->name, k, ks->found);
@@ -620,7 +628,7 @@ static void restore_knobs(struct jt_manager *m)
 					    jt_knob_name(k), (long long)ks->found, strerror(-r));
 			else
 				log_notice("%s: %s %lld->%lld: restored on exit", j->name,
-					   jt_knob_name(k), (long long)now.knob[k], (long long)ks->found);
+					   jt_knob_name(k), (long long)now, (long long)ks->found);
 		}
 	}
 }

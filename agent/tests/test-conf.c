@@ -130,7 +130,7 @@ static void test_empty_file_gives_defaults(void **state)
 	assert_int_equal(p.defaults.reclaim_min_pct, 35);
 	assert_int_equal(p.defaults.reclaim_max_pct, 70);
 	assert_int_equal(p.defaults.outcome_margin_pct, 10);
-	assert_int_equal(p.defaults.outcome_min_waits, 20);
+	assert_int_equal(p.defaults.outcome_min_waits, 10);
 	assert_int_equal(p.defaults.outcome_backoff_s, 300);
 	jt_policy_free(&p);
 }

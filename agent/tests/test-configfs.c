@@ -62,7 +62,7 @@ static void make_journal(const char *name)
 {
 	static const char *const files[] = {
 		"commit_waits", "commit_wait_us", "commit_wait_max_us",
-		"commits", "commit_us", "commit_max_us",
+		"commits", "commit_time_us", "commit_time_max_us",
 	};
 	size_t i;
 
@@ -70,7 +70,7 @@ static void make_journal(const char *name)
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		put(name, files[i], "0\n");
 	put(name, "commit_wait_hist", ZERO_HIST);
-	put(name, "commit_hist", ZERO_HIST);
+	put(name, "commit_time_hist", ZERO_HIST);
 	put(name, "reclaim_watermark_min_pct", "26\n");
 	put(name, "reclaim_watermark_max_pct", "75\n");
 }
@@ -131,8 +131,8 @@ static void test_read_list_write(void **state)
 	put("vda-8", "commit_wait_us", "3456\n");
 	put("vda-8", "commit_wait_hist", "0 0 0 0 0 0 0 0 12 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
 	put("vda-8", "commits", "4\n");
-	put("vda-8", "commit_max_us", "999\n");
-	put("vda-8", "commit_hist", "0 0 0 0 0 0 0 0 0 4 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put("vda-8", "commit_time_max_us", "999\n");
+	put("vda-8", "commit_time_hist", "0 0 0 0 0 0 0 0 0 4 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
 	put("vda-8", "reclaim_watermark_min_pct", "34\n");
 	put("vda-8", "reclaim_watermark_max_pct", "67\n");
 
@@ -188,7 +188,7 @@ static void test_read_skips_unchanged(void **state)
 	put("vdc-1", "copyouts_forced", "9\n");
 	put("vdc-1", "reclaim_runs", "4\n");
 	put("vdc-1", "commit_wait_us", "600\n");
-	put("vdc-1", "commit_hist", "0 0 0 7 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put("vdc-1", "commit_time_hist", "0 0 0 7 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
 	put("vdc-1", "reclaim_watermark_max_pct", "70\n");
 	assert_int_equal(jt_configfs_read(root, "vdc-1", &s0, &s1), 0);
 	assert_true(s1.free_blocks == 77);			/* always read */
@@ -261,9 +261,9 @@ static void test_older_module(void **state)
 	put("sdd-5", "commit_wait_max_us", "0\n");
 	put("sdd-5", "commit_wait_hist", "0 0 0 0 0 0 0 0 0 9 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
 	put("sdd-5", "commits", "0\n");
-	put("sdd-5", "commit_us", "0\n");
-	put("sdd-5", "commit_max_us", "0\n");
-	put("sdd-5", "commit_hist", ZERO_HIST);
+	put("sdd-5", "commit_time_us", "0\n");
+	put("sdd-5", "commit_time_max_us", "0\n");
+	put("sdd-5", "commit_time_hist", ZERO_HIST);
 	assert_int_equal(jt_configfs_read(root, "sdd-5", NULL, &s1), 0);
 	assert_true(s1.has_commit_stats && s1.wait[JT_WAIT_COMMIT].waits == 9);
 	assert_true(s1.has_reclaim_limits);
@@ -318,9 +318,9 @@ static void test_junk_and_vanished(void **state)
 	put("sdc-2", "reclaim_watermark_max_pct", "101\n");
 	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), -EINVAL);
 	put("sdc-2", "reclaim_watermark_max_pct", "75\n");
-	put("sdc-2", "commit_hist", "1 2\n");
+	put("sdc-2", "commit_time_hist", "1 2\n");
 	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), -EINVAL);
-	put("sdc-2", "commit_hist", ZERO_HIST);
+	put("sdc-2", "commit_time_hist", ZERO_HIST);
 	assert_int_equal(jt_configfs_read(root, "sdc-2", NULL, &s), 0);
 	/* a file gone mid-way (umount) reads as ENOENT */
 	snprintf(path, sizeof(path), "%s/sdc-2/locked_waits", root);

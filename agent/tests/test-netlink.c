@@ -58,11 +58,11 @@ static void add_commit_attrs(struct nl_msg *msg)
 	hist[20] = 1;
 	assert_int_equal(nla_put(msg, JBD2TUNE_ATTR_COMMIT_WAIT_HIST, sizeof(hist), hist), 0);
 	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMITS, 19), 0);
-	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMIT_US, 4000000), 0);
-	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMIT_MAX_US, 600000), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMIT_TIME_US, 4000000), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_COMMIT_TIME_MAX_US, 600000), 0);
 	memset(hist, 0, sizeof(hist));
 	hist[17] = 19;
-	assert_int_equal(nla_put(msg, JBD2TUNE_ATTR_COMMIT_HIST, sizeof(hist), hist), 0);
+	assert_int_equal(nla_put(msg, JBD2TUNE_ATTR_COMMIT_TIME_HIST, sizeof(hist), hist), 0);
 	assert_int_equal(nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT, 34), 0);
 	assert_int_equal(nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT, 67), 0);
 }

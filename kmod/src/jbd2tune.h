@@ -247,8 +247,8 @@ unsigned int jbd2tune_reclaim_watermark_pct_default(void);
  * @JBD2TUNE_FIG_COMMIT_WAIT_US: commit wait total, us
  * @JBD2TUNE_FIG_COMMIT_WAIT_MAX_US: longest commit wait, us
  * @JBD2TUNE_FIG_COMMITS: commits
- * @JBD2TUNE_FIG_COMMIT_US: their total duration, us
- * @JBD2TUNE_FIG_COMMIT_MAX_US: longest commit, us
+ * @JBD2TUNE_FIG_COMMIT_TIME_US: their total duration, us
+ * @JBD2TUNE_FIG_COMMIT_TIME_MAX_US: longest commit, us
  * @JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED: forced copies not made (no memory)
  * @JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT: see jbd2tune_watermark_range()
  * @JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT: see jbd2tune_watermark_range()
@@ -273,8 +273,8 @@ enum jbd2tune_figure {
 	JBD2TUNE_FIG_COMMIT_WAIT_US,
 	JBD2TUNE_FIG_COMMIT_WAIT_MAX_US,
 	JBD2TUNE_FIG_COMMITS,
-	JBD2TUNE_FIG_COMMIT_US,
-	JBD2TUNE_FIG_COMMIT_MAX_US,
+	JBD2TUNE_FIG_COMMIT_TIME_US,
+	JBD2TUNE_FIG_COMMIT_TIME_MAX_US,
 	JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED,
 	JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT,
 	JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT,

@@ -201,9 +201,9 @@ JBD2TUNE_FIGURE_ATTR(commit_wait_us, JBD2TUNE_FIG_COMMIT_WAIT_US);
 JBD2TUNE_FIGURE_ATTR(commit_wait_max_us, JBD2TUNE_FIG_COMMIT_WAIT_MAX_US);
 JBD2TUNE_HIST_ATTR(commit_wait_hist, JBD2TUNE_WAIT_COMMIT_WAIT);
 JBD2TUNE_FIGURE_ATTR(commits, JBD2TUNE_FIG_COMMITS);
-JBD2TUNE_FIGURE_ATTR(commit_us, JBD2TUNE_FIG_COMMIT_US);
-JBD2TUNE_FIGURE_ATTR(commit_max_us, JBD2TUNE_FIG_COMMIT_MAX_US);
-JBD2TUNE_HIST_ATTR(commit_hist, JBD2TUNE_WAIT_COMMIT);
+JBD2TUNE_FIGURE_ATTR(commit_time_us, JBD2TUNE_FIG_COMMIT_TIME_US);
+JBD2TUNE_FIGURE_ATTR(commit_time_max_us, JBD2TUNE_FIG_COMMIT_TIME_MAX_US);
+JBD2TUNE_HIST_ATTR(commit_time_hist, JBD2TUNE_WAIT_COMMIT);
 JBD2TUNE_FIGURE_ATTR(copyouts_forced_failed,
 		     JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED);
 JBD2TUNE_FIGURE_ATTR(reclaim_watermark_min_pct,
@@ -237,9 +237,9 @@ static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_commit_wait_max_us,
 	&jbd2tune_cfs_attr_commit_wait_hist,
 	&jbd2tune_cfs_attr_commits,
-	&jbd2tune_cfs_attr_commit_us,
-	&jbd2tune_cfs_attr_commit_max_us,
-	&jbd2tune_cfs_attr_commit_hist,
+	&jbd2tune_cfs_attr_commit_time_us,
+	&jbd2tune_cfs_attr_commit_time_max_us,
+	&jbd2tune_cfs_attr_commit_time_hist,
 	&jbd2tune_cfs_attr_copyouts_forced_failed,
 	&jbd2tune_cfs_attr_reclaim_watermark_min_pct,
 	&jbd2tune_cfs_attr_reclaim_watermark_max_pct,

@@ -134,8 +134,8 @@ u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig)
 		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_COMMIT_WAIT,
 					    fig - JBD2TUNE_FIG_COMMIT_WAITS);
 	case JBD2TUNE_FIG_COMMITS:
-	case JBD2TUNE_FIG_COMMIT_US:
-	case JBD2TUNE_FIG_COMMIT_MAX_US:
+	case JBD2TUNE_FIG_COMMIT_TIME_US:
+	case JBD2TUNE_FIG_COMMIT_TIME_MAX_US:
 		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_COMMIT,
 					    fig - JBD2TUNE_FIG_COMMITS);
 	case JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED:

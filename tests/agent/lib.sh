@@ -49,9 +49,9 @@ fake_journal() {
 	echo 0 > "$d/commit_wait_max_us"
 	echo "$ZERO_HIST" > "$d/commit_wait_hist"
 	echo 0 > "$d/commits"
-	echo 0 > "$d/commit_us"
-	echo 0 > "$d/commit_max_us"
-	echo "$ZERO_HIST" > "$d/commit_hist"
+	echo 0 > "$d/commit_time_us"
+	echo 0 > "$d/commit_time_max_us"
+	echo "$ZERO_HIST" > "$d/commit_time_hist"
 	echo 30 > "$d/reclaim_watermark_min_pct"
 	echo 74 > "$d/reclaim_watermark_max_pct"
 }

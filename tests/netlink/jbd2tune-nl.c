@@ -78,8 +78,8 @@ static const struct field u64_fields[] = {
 	{ JBD2TUNE_ATTR_COMMIT_WAIT_US, "commit_wait_us" },
 	{ JBD2TUNE_ATTR_COMMIT_WAIT_MAX_US, "commit_wait_max_us" },
 	{ JBD2TUNE_ATTR_COMMITS, "commits" },
-	{ JBD2TUNE_ATTR_COMMIT_US, "commit_us" },
-	{ JBD2TUNE_ATTR_COMMIT_MAX_US, "commit_max_us" },
+	{ JBD2TUNE_ATTR_COMMIT_TIME_US, "commit_time_us" },
+	{ JBD2TUNE_ATTR_COMMIT_TIME_MAX_US, "commit_time_max_us" },
 	{ JBD2TUNE_ATTR_RECLAIM_RUNS, "reclaim_runs" },
 	{ JBD2TUNE_ATTR_RECLAIM_BLOCKS, "reclaim_blocks" },
 	{ JBD2TUNE_ATTR_THRESHOLD_BLOCKS, "threshold_blocks" },
@@ -91,7 +91,7 @@ static const struct field hist_fields[] = {
 	{ JBD2TUNE_ATTR_SPACE_WAIT_HIST, "space_wait_hist" },
 	{ JBD2TUNE_ATTR_LOCKED_WAIT_HIST, "locked_wait_hist" },
 	{ JBD2TUNE_ATTR_COMMIT_WAIT_HIST, "commit_wait_hist" },
-	{ JBD2TUNE_ATTR_COMMIT_HIST, "commit_hist" },
+	{ JBD2TUNE_ATTR_COMMIT_TIME_HIST, "commit_time_hist" },
 };
 
 static const char *const cmd_names[] = {

@@ -6,7 +6,7 @@
 # smallest journal (vdb), both at once; commit waits from the storm's
 # fsyncs.  For each of the four waits: some happened, the 24 buckets sum to
 # the wait count, *_wait_us >= *_max_us, and *_max_us falls in the highest
-# non-empty bucket; the same for the commits (commits, commit_hist).
+# non-empty bucket; the same for the commits (commits, commit_time_hist).
 # vm-disk: 256M,throttling.bps-write=6291456
 # vm-disk: 128M
 # vm-timeout: 240
@@ -79,17 +79,17 @@ for kind in shadow space locked commit; do
 			"$(bucket "$max")" "$(hist_top "$j" "$kind")"
 	done
 done
-# the commits themselves: commits, commit_us, commit_max_us, commit_hist
+# the commits themselves: commits, commit_time_us, commit_time_max_us, commit_time_hist
 for j in "$ja" "$jb"; do
 	n=$(jattr "$j" commits)
-	sum=$(jattr "$j" commit_hist | awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }')
-	top=$(jattr "$j" commit_hist | awk '{ t = -1; for (i = 1; i <= NF; i++) if ($i > 0) t = i - 1; print t }')
-	max=$(jattr "$j" commit_max_us)
-	echo "$j commits=$n total_us=$(jattr "$j" commit_us) max_us=$max hist: $(jattr "$j" commit_hist)"
+	sum=$(jattr "$j" commit_time_hist | awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }')
+	top=$(jattr "$j" commit_time_hist | awk '{ t = -1; for (i = 1; i <= NF; i++) if ($i > 0) t = i - 1; print t }')
+	max=$(jattr "$j" commit_time_max_us)
+	echo "$j commits=$n total_us=$(jattr "$j" commit_time_us) max_us=$max hist: $(jattr "$j" commit_time_hist)"
 	assert_cmp "$j commits" "$n" -gt 0
-	assert_eq "$j commit_hist sums to commits" "$n" "$sum"
-	assert_cmp "$j commit_us >= commit_max_us" "$(jattr "$j" commit_us)" -ge "$max"
-	assert_eq "$j commit_max_us $max in the highest non-empty bucket" "$(bucket "$max")" "$top"
+	assert_eq "$j commit_time_hist sums to commits" "$n" "$sum"
+	assert_cmp "$j commit_time_us >= commit_time_max_us" "$(jattr "$j" commit_time_us)" -ge "$max"
+	assert_eq "$j commit_time_max_us $max in the highest non-empty bucket" "$(bucket "$max")" "$top"
 done
 for kind in shadow space locked commit; do
 	case " $seen " in *" $kind "*) ;; *) fail "no $kind waits happened: the load did not exercise them" ;; esac

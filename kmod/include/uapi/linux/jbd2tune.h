@@ -71,9 +71,9 @@ enum jbd2tune_attr {
 	JBD2TUNE_ATTR_COMMIT_WAIT_MAX_US,	/* u64 */
 	JBD2TUNE_ATTR_COMMIT_WAIT_HIST,		/* binary: u64[HIST_BUCKETS] */
 	JBD2TUNE_ATTR_COMMITS,			/* u64, commits finished */
-	JBD2TUNE_ATTR_COMMIT_US,		/* u64, their total duration */
-	JBD2TUNE_ATTR_COMMIT_MAX_US,		/* u64 */
-	JBD2TUNE_ATTR_COMMIT_HIST,		/* binary: u64[HIST_BUCKETS] */
+	JBD2TUNE_ATTR_COMMIT_TIME_US,		/* u64, their total duration */
+	JBD2TUNE_ATTR_COMMIT_TIME_MAX_US,		/* u64 */
+	JBD2TUNE_ATTR_COMMIT_TIME_HIST,		/* binary: u64[HIST_BUCKETS] */
 	JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT,	/* u8, lowest accepted */
 	JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT,	/* u8, highest accepted */
 	JBD2TUNE_ATTR_COPYOUTS_FORCED_FAILED,	/* u64, forced copies not made */
