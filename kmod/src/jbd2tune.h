@@ -331,7 +331,8 @@ void jbd2tune_nl_notify(struct jbd2tune_journal *jt,
 void jbd2tune_events_setup(struct jbd2tune_journal *jt);
 void jbd2tune_events_add(struct jbd2tune_journal *jt);
 void jbd2tune_events_remove(struct jbd2tune_journal *jt);
-void jbd2tune_events_space(struct jbd2tune_journal *jt, unsigned int pct);
+void jbd2tune_events_space(struct jbd2tune_journal *jt, u64 free_blocks,
+			   u64 watermark_blocks);
 void jbd2tune_events_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
 			  u64 us);
 

@@ -65,11 +65,10 @@ static unsigned long jbd2tune_stall_delay(struct jbd2tune_events *evs,
 	return nsecs_to_jiffies(next - now) + 1;
 }
 
-static u64 jbd2tune_space_line(journal_t *journal, unsigned int pct)
+/* The SPACE_LOW line: the reclaim watermark, or 2 x the threshold if none. */
+static u64 jbd2tune_space_line(journal_t *journal, u64 watermark_blocks)
 {
-	u64 line = pct ? jbd2tune_watermark_blocks(journal, pct) : 0;
-
-	return line ? line :
+	return watermark_blocks ? watermark_blocks :
 	       2 * (u64)READ_ONCE(journal->j_max_transaction_buffers);
 }
 
@@ -77,11 +76,11 @@ static void jbd2tune_space_work(struct work_struct *work)
 {
 	struct jbd2tune_journal *jt =
 		container_of(work, struct jbd2tune_journal, events.space_work);
+	unsigned int pct = READ_ONCE(jt->reclaim_watermark_pct);
 	struct jbd2tune_event ev = {
 		.cmd = JBD2TUNE_CMD_SPACE_LOW,
-		.threshold_blocks =
-			jbd2tune_space_line(&jt->journal,
-					    READ_ONCE(jt->reclaim_watermark_pct)),
+		.threshold_blocks = jbd2tune_space_line(&jt->journal,
+			pct ? jbd2tune_watermark_blocks(&jt->journal, pct) : 0),
 		.timestamp_ns = READ_ONCE(jt->events.space_low_ns),
 	};
 
@@ -180,7 +179,8 @@ void jbd2tune_events_remove(struct jbd2tune_journal *jt)
 /**
  * jbd2tune_events_space() - check free log space against the SPACE_LOW line
  * @jt: the journal a handle is being started on
- * @pct: its reclaim_watermark_pct, as just read by the caller
+ * @free_blocks: jbd2_log_space_left(), as just computed by the caller
+ * @watermark_blocks: the reclaim watermark in blocks, 0 when reclaim is off
  *
  * Called from jbd2tune_handle_start() with j_state_lock held for reading,
  * on every handle start: costs a comparison and a test_bit() unless the
@@ -188,21 +188,21 @@ void jbd2tune_events_remove(struct jbd2tune_journal *jt)
  * downward crossing (at most one per JBD2TUNE_STALL_INTERVAL_MS), re-arms
  * once free space is 1/16 of the journal above the line.
  */
-void jbd2tune_events_space(struct jbd2tune_journal *jt, unsigned int pct)
+void jbd2tune_events_space(struct jbd2tune_journal *jt, u64 free_blocks,
+			   u64 watermark_blocks)
 {
 	struct jbd2tune_events *evs = &jt->events;
 	journal_t *journal = &jt->journal;
-	u64 free = jbd2_log_space_left(journal);
-	u64 line = jbd2tune_space_line(journal, pct);
+	u64 line = jbd2tune_space_line(journal, watermark_blocks);
 	u64 now;
 
 	if (test_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags)) {
-		if (free >= line + (journal->j_total_len >>
+		if (free_blocks >= line + (journal->j_total_len >>
 				    JBD2TUNE_SPACE_LOW_HYSTERESIS_SHIFT))
 			clear_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags);
 		return;
 	}
-	if (free >= line)
+	if (free_blocks >= line)
 		return;
 	if (test_and_set_bit(JBD2TUNE_EV_SPACE_LOW, &evs->flags))
 		return;

@@ -209,8 +209,9 @@ static void jbd2tune_reclaim_work(struct work_struct *work)
  * @journal: the journal a handle is being started on
  *
  * Called from add_transaction_credits() with j_state_lock held for
- * reading.  Costs one READ_ONCE() when reclaim is off (plus the
- * SPACE_LOW check of jbd2tune_events_space()); queues the journal's work
+ * reading.  Computes free space and the watermark once for both checks;
+ * with reclaim off that is one READ_ONCE() and jbd2_log_space_left(), as
+ * before (the SPACE_LOW check needs it anyway).  Queues the journal's work
  * item at most once at a time, and not again after a run that made no
  * progress until a commit has finished or the log tail has moved.
  */
@@ -218,12 +219,11 @@ void jbd2tune_handle_start(journal_t *journal)
 {
 	struct jbd2tune_journal *jt = jbd2tune_of(journal);
 	unsigned int pct = READ_ONCE(jt->reclaim_watermark_pct);
+	u64 wm = pct ? jbd2tune_watermark_blocks(journal, pct) : 0;
+	u64 free = jbd2_log_space_left(journal);
 
-	jbd2tune_events_space(jt, pct);
-	if (!pct)
-		return;
-	if (jbd2_log_space_left(journal) >=
-	    jbd2tune_watermark_blocks(journal, pct))
+	jbd2tune_events_space(jt, free, wm);
+	if (!wm || free >= wm)
 		return;
 	if (test_bit(JBD2TUNE_RECLAIM_BACKOFF, &jt->flags) &&
 	    jt->backoff_commit == journal->j_commit_sequence &&
