@@ -208,20 +208,30 @@ static int read_reclaim_limits(int dfd, const struct jt_sample *prev, struct jt_
 	return 0;
 }
 
+/* The group directory of @journal under @root: an fd, or a negative errno. */
+static int open_group(const char *root, const char *journal)
+{
+	char path[4096];
+	int dfd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", root, journal) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dfd < 0 ? -errno : dfd;
+}
+
 int jt_configfs_read(const char *root, const char *journal, const struct jt_sample *prev,
 		     struct jt_sample *s)
 {
-	char path[4096], buf[1024];
+	char buf[1024];
 	struct stat st;
 	uint64_t v;
 	unsigned int k;
 	int dfd, r;
 
-	if (snprintf(path, sizeof(path), "%s/%s", root, journal) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_group(root, journal);
 	if (dfd < 0)
-		return -errno;
+		return dfd;
 	memset(s, 0, sizeof(*s));
 	if (fstat(dfd, &st) < 0) {
 		r = -errno;
@@ -294,15 +304,12 @@ out:
 int jt_configfs_read_knob(const char *root, const char *journal, enum jt_knob knob,
 			  int64_t *value)
 {
-	char path[4096];
 	uint64_t v;
 	int dfd, r;
 
-	if (snprintf(path, sizeof(path), "%s/%s", root, journal) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_group(root, journal);
 	if (dfd < 0)
-		return -errno;
+		return dfd;
 	r = read_u64(dfd, jt_knob_file(knob), &v);
 	close(dfd);
 	if (r < 0)

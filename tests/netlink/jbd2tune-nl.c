@@ -58,6 +58,14 @@ struct field {
 	const char *key;
 };
 
+/* the u8 knobs and limits, in configfs file names */
+static const struct field u8_fields[] = {
+	{ JBD2TUNE_ATTR_FORCE_COPY, "force_copy" },
+	{ JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT, "reclaim_watermark_pct" },
+	{ JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT, "reclaim_watermark_min_pct" },
+	{ JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT, "reclaim_watermark_max_pct" },
+};
+
 /* the u64 figures, in configfs file names */
 static const struct field u64_fields[] = {
 	{ JBD2TUNE_ATTR_LOG_BLOCKS, "log_blocks" },
@@ -138,10 +146,8 @@ static void init_policy(void)
 			JBD2TUNE_HIST_BUCKETS * sizeof(uint64_t);
 	policy[JBD2TUNE_ATTR_NAME].type = NLA_STRING;
 	policy[JBD2TUNE_ATTR_NAME].maxlen = JBD2TUNE_NAME_MAX;
-	policy[JBD2TUNE_ATTR_FORCE_COPY].type = NLA_U8;
-	policy[JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT].type = NLA_U8;
-	policy[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT].type = NLA_U8;
-	policy[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT].type = NLA_U8;
+	for (i = 0; i < sizeof(u8_fields) / sizeof(u8_fields[0]); i++)
+		policy[u8_fields[i].attr].type = NLA_U8;
 	policy[JBD2TUNE_ATTR_STALL_KIND].type = NLA_U8;
 	policy[JBD2TUNE_ATTR_TIMESTAMP_NS].type = NLA_U64;
 }
@@ -240,24 +246,11 @@ static void print_attrs(FILE *f, struct nlattr **tb, const char *sep)
 		fprintf(f, "name=%s", nla_get_string(tb[JBD2TUNE_ATTR_NAME]));
 		s = sep;
 	}
-	if (tb[JBD2TUNE_ATTR_FORCE_COPY]) {
-		fprintf(f, "%sforce_copy=%u", s,
-			nla_get_u8(tb[JBD2TUNE_ATTR_FORCE_COPY]));
-		s = sep;
-	}
-	if (tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT]) {
-		fprintf(f, "%sreclaim_watermark_pct=%u", s,
-			nla_get_u8(tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT]));
-		s = sep;
-	}
-	if (tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT]) {
-		fprintf(f, "%sreclaim_watermark_min_pct=%u", s,
-			nla_get_u8(tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT]));
-		s = sep;
-	}
-	if (tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT]) {
-		fprintf(f, "%sreclaim_watermark_max_pct=%u", s,
-			nla_get_u8(tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT]));
+	for (i = 0; i < sizeof(u8_fields) / sizeof(u8_fields[0]); i++) {
+		if (!tb[u8_fields[i].attr])
+			continue;
+		fprintf(f, "%s%s=%u", s, u8_fields[i].key,
+			nla_get_u8(tb[u8_fields[i].attr]));
 		s = sep;
 	}
 	if (tb[JBD2TUNE_ATTR_STALL_KIND]) {

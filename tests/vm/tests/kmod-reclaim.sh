@@ -23,14 +23,15 @@ kmod_setup
 
 figs="space_waits space_wait_us space_wait_max_us reclaim_runs reclaim_blocks locked_waits shadow_waits commits"
 declare -A res
-j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
-wmin=$(jattr "$j" reclaim_watermark_min_pct)
-wmax=$(jattr "$j" reclaim_watermark_max_pct)
-run_ok umount umount /mnt/a
-log "accepted watermarks of a -J size=4 journal: $wmin..$wmax"
-marks="0 $wmin 50 $wmax"
-for wm in $marks; do
+marks=""
+for mark in 0 min 50 max; do
 	j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
+	case $mark in
+	min) wm=$(jattr "$j" reclaim_watermark_min_pct); wmin=$wm ;;
+	max) wm=$(jattr "$j" reclaim_watermark_max_pct); wmax=$wm ;;
+	*) wm=$mark ;;
+	esac
+	marks="$marks $wm"
 	jset "$j" reclaim_watermark_pct "$wm"
 	log "storm with reclaim_watermark_pct=$wm: 4 x $DIRS dirs x $FILES files, fsync every $EVERY"
 	t0=$(date +%s.%N)
