@@ -125,6 +125,8 @@ struct jbd2tune_cfs;
  * @copyouts_forced: buffers copied out only because of @force_copy
  * @copyouts_forced_failed: forced copies whose allocation failed (the
  *	buffer was logged shadowed instead)
+ * @logged_blocks: blocks the commits wrote to the log (descriptor, data,
+ *	revoke and commit blocks: jbd2's rs_blocks_logged)
  * @reclaim_runs: runs of @reclaim_work
  * @reclaim_blocks: log blocks released by the tail moves of those runs
  * @reclaim_work: background checkpointing, on jbd2tune_wq
@@ -143,6 +145,7 @@ struct jbd2tune_journal {
 	struct jbd2tune_wait_stat waits[JBD2TUNE_NR_WAITS];
 	atomic64_t copyouts_forced;
 	atomic64_t copyouts_forced_failed;
+	atomic64_t logged_blocks;
 	atomic64_t reclaim_runs;
 	atomic64_t reclaim_blocks;
 	struct work_struct reclaim_work;
@@ -184,6 +187,7 @@ struct jbd2tune_wait_snapshot {
  * @copyouts_forced_failed: counter
  * @reclaim_runs: counter
  * @reclaim_blocks: counter, blocks
+ * @logged_blocks: counter, blocks
  */
 struct jbd2tune_snapshot {
 	char name[JBD2TUNE_NAME_MAX];
@@ -199,6 +203,7 @@ struct jbd2tune_snapshot {
 	u64 copyouts_forced_failed;
 	u64 reclaim_runs;
 	u64 reclaim_blocks;
+	u64 logged_blocks;
 };
 
 /**
@@ -252,6 +257,7 @@ unsigned int jbd2tune_reclaim_watermark_pct_default(void);
  * @JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED: forced copies not made (no memory)
  * @JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT: see jbd2tune_watermark_range()
  * @JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT: see jbd2tune_watermark_range()
+ * @JBD2TUNE_FIG_LOGGED_BLOCKS: blocks written to the log by commits
  */
 enum jbd2tune_figure {
 	JBD2TUNE_FIG_LOG_BLOCKS,
@@ -278,6 +284,7 @@ enum jbd2tune_figure {
 	JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED,
 	JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT,
 	JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT,
+	JBD2TUNE_FIG_LOGGED_BLOCKS,
 };
 
 /* jbd2tune_stats.c */
@@ -398,6 +405,21 @@ static inline void jbd2tune_count_forced_copyout(journal_t *journal)
 static inline void jbd2tune_count_forced_copyout_failed(journal_t *journal)
 {
 	atomic64_inc(&jbd2tune_of(journal)->copyouts_forced_failed);
+}
+
+/**
+ * jbd2tune_commit_done() - account one finished commit
+ * @journal: the journal committed
+ * @start_ns: jbd2tune_wait_begin() taken when the commit started
+ * @logged_blocks: blocks the commit wrote to the log (rs_blocks_logged)
+ *
+ * Called by the commit thread once j_commit_sequence is set; lock-free.
+ */
+static inline void jbd2tune_commit_done(journal_t *journal, u64 start_ns,
+					unsigned long logged_blocks)
+{
+	atomic64_add(logged_blocks, &jbd2tune_of(journal)->logged_blocks);
+	jbd2tune_wait_done(journal, JBD2TUNE_WAIT_COMMIT, start_ns);
 }
 
 #endif /* _FS_JBD2_JBD2TUNE_H */

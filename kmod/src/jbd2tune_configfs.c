@@ -210,6 +210,7 @@ JBD2TUNE_FIGURE_ATTR(reclaim_watermark_min_pct,
 		     JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT);
 JBD2TUNE_FIGURE_ATTR(reclaim_watermark_max_pct,
 		     JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT);
+JBD2TUNE_FIGURE_ATTR(logged_blocks, JBD2TUNE_FIG_LOGGED_BLOCKS);
 
 static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_force_copy,
@@ -243,6 +244,7 @@ static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_copyouts_forced_failed,
 	&jbd2tune_cfs_attr_reclaim_watermark_min_pct,
 	&jbd2tune_cfs_attr_reclaim_watermark_max_pct,
+	&jbd2tune_cfs_attr_logged_blocks,
 	NULL,
 };
 

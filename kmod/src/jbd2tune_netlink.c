@@ -127,7 +127,9 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_RECLAIM_RUNS,
 				s->reclaim_runs) ||
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_RECLAIM_BLOCKS,
-				s->reclaim_blocks))
+				s->reclaim_blocks) ||
+	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_LOGGED_BLOCKS,
+				s->logged_blocks))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -135,7 +137,7 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 /* Size of a message from jbd2tune_nl_fill(), event attributes included. */
 static size_t jbd2tune_nl_msg_size(void)
 {
-	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 4 + 3;
+	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 5 + 3;
 
 	return nla_total_size(JBD2TUNE_NAME_MAX) +	/* name */
 	       2 * nla_total_size(sizeof(u8)) +		/* knobs */

@@ -150,6 +150,8 @@ u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig)
 		return atomic64_read(&jt->reclaim_runs);
 	case JBD2TUNE_FIG_RECLAIM_BLOCKS:
 		return atomic64_read(&jt->reclaim_blocks);
+	case JBD2TUNE_FIG_LOGGED_BLOCKS:
+		return atomic64_read(&jt->logged_blocks);
 	}
 	return 0;
 }
@@ -205,4 +207,5 @@ void jbd2tune_snapshot(struct jbd2tune_journal *jt,
 	snap->copyouts_forced_failed = atomic64_read(&jt->copyouts_forced_failed);
 	snap->reclaim_runs = atomic64_read(&jt->reclaim_runs);
 	snap->reclaim_blocks = atomic64_read(&jt->reclaim_blocks);
+	snap->logged_blocks = atomic64_read(&jt->logged_blocks);
 }

@@ -82,6 +82,7 @@ static const struct field u64_fields[] = {
 	{ JBD2TUNE_ATTR_LOCKED_WAIT_MAX_US, "locked_wait_max_us" },
 	{ JBD2TUNE_ATTR_COPYOUTS_FORCED, "copyouts_forced" },
 	{ JBD2TUNE_ATTR_COPYOUTS_FORCED_FAILED, "copyouts_forced_failed" },
+	{ JBD2TUNE_ATTR_LOGGED_BLOCKS, "logged_blocks" },
 	{ JBD2TUNE_ATTR_COMMIT_WAITS, "commit_waits" },
 	{ JBD2TUNE_ATTR_COMMIT_WAIT_US, "commit_wait_us" },
 	{ JBD2TUNE_ATTR_COMMIT_WAIT_MAX_US, "commit_wait_max_us" },

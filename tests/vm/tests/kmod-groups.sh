@@ -40,7 +40,7 @@ done
 echo "attributes of $ja:"
 dump_journal "$ja"
 n=$(ls "$CFS/$ja" | wc -l)
-assert_eq "attribute files" 31 "$n"
+assert_eq "attribute files" 32 "$n"
 
 # some metadata traffic, then the figures still read
 mkdir /mnt/a/d{1..200} || fail "mkdir"

@@ -91,6 +91,18 @@ for j in "$ja" "$jb"; do
 	assert_cmp "$j commit_time_us >= commit_time_max_us" "$(jattr "$j" commit_time_us)" -ge "$max"
 	assert_eq "$j commit_time_max_us $max in the highest non-empty bucket" "$(bucket "$max")" "$top"
 done
+# logged_blocks is jbd2's own rs_blocks_logged summed: /proc/fs/jbd2/<j>/info
+# prints the same sum divided by the same commit count (ts_tid)
+for j in "$ja" "$jb"; do
+	info=/proc/fs/jbd2/$j/info
+	n=$(jattr "$j" commits)
+	lb=$(jattr "$j" logged_blocks)
+	echo "$j logged_blocks=$lb; $(grep -E 'transactions|logged blocks' "$info" | tr -s ' \n' ' ')"
+	assert_eq "$j commits = transactions in $info" \
+		"$(awk 'NR == 1 { print $1 }' "$info")" "$n"
+	assert_eq "$j logged_blocks / commits = logged blocks per transaction in $info" \
+		"$(awk '/logged blocks per transaction/ { print $1 }' "$info")" $((lb / n))
+done
 for kind in shadow space locked commit; do
 	case " $seen " in *" $kind "*) ;; *) fail "no $kind waits happened: the load did not exercise them" ;; esac
 done

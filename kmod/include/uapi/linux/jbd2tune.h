@@ -77,6 +77,7 @@ enum jbd2tune_attr {
 	JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT,	/* u8, lowest accepted */
 	JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT,	/* u8, highest accepted */
 	JBD2TUNE_ATTR_COPYOUTS_FORCED_FAILED,	/* u64, forced copies not made */
+	JBD2TUNE_ATTR_LOGGED_BLOCKS,		/* u64, blocks commits wrote to the log */
 
 	__JBD2TUNE_ATTR_MAX,
 	JBD2TUNE_ATTR_MAX = __JBD2TUNE_ATTR_MAX - 1
