@@ -6,7 +6,7 @@
 KSERIES ?= 6.1
 export KSERIES
 
-.PHONY: all kmod agent check demo bench clean install deps
+.PHONY: all kmod agent check demo bench crash deb clean install deps
 
 all: kmod agent
 
@@ -27,6 +27,15 @@ demo:
 bench:
 	@if [ -x bench/run ]; then bench/run; \
 	else echo "make bench: no benchmarks yet" >&2; false; fi
+
+# power cuts (dm-log-writes replay) and write faults (dm-flakey), both series,
+# knobs off and on: outside check (tests/crash/README)
+crash:
+	tests/crash/run
+
+# the Debian packages, into build/deb/ (debian/)
+deb:
+	debian/build-debs build/deb
 
 install:
 	@if [ -f agent/Makefile ]; then $(MAKE) -C agent install; fi
