@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Guest side of bench/reclaim (make bench): log-space reclaim on the
+# smallest journal (-J size=4), one boot, the stock jbd2.ko as the baseline.
+# The 256 MiB disk gets 1 KiB blocks (mke2fs's "small" type), so the
+# journal has 4096 blocks, as in kmod-reclaim and the issue's figures.
+#
+# Loads, each on a fresh file system of its own:
+#   storm-T   the mkdir storm of issue 11 (seed 002) with T = 1, 4, 16
+#             tasks: BENCH_STORM_FILES files in total, 25 to a directory,
+#             every 5th file fsync'ed (tests/vm/lib-kmod.sh create_storm)
+#   fsmark-S  fs_mark -S 3 and -S 6, 4 threads, 4 KiB files
+# Settings: stock (Debian's jbd2.ko, reinserted for the run), off (ours,
+# watermark 0), every accepted watermark in steps of 10 from the journal's
+# reclaim_watermark_min_pct to its reclaim_watermark_max_pct (both ends
+# included), and auto (jbd2-tuned with the shipped policy).
+# Rounds: BENCH_ROUNDS (2); each round runs every load under every setting,
+# in an order rotated by the round, so drift of the VM shows as spread,
+# not as a bias of one setting.
+#
+# Writes $OUT/reclaim.tsv: round load setting watermark wall_s files
+# space_waits space_wait_p99_us reclaim_runs kworker_cpu_pct vm_cpu_pct
+# ("-" where the stock module has no figure).
+# vm-disk: 256M
+# vm-memory: 2048
+# vm-timeout: 5400
+source "$PROJECT/tests/vm/lib.sh"
+source "$PROJECT/tests/vm/lib-kmod.sh"
+source "$PROJECT/bench/demo-scenario.sh"
+
+# shellcheck disable=SC1091
+[ -f "$PROJECT/build/bench/reclaim.env" ] && . "$PROJECT/build/bench/reclaim.env"
+ROUNDS=${BENCH_ROUNDS:-2}
+STORM_FILES=${BENCH_STORM_FILES:-16000}
+FSMARK_FILES=${BENCH_FSMARK_FILES:-2500}
+STOCK_KO=$PROJECT/build/bench/stock-jbd2-$KABI.ko
+DEV=/dev/vda
+MNT=/mnt/b
+TSV=$OUT/reclaim.tsv
+
+[ -f "$STOCK_KO" ] || fail "$STOCK_KO missing (bench/reclaim puts it there)"
+demo_setup
+# the kernel's default writeback timing (demo_setup shortens it)
+sysctl -q -w vm.dirty_expire_centisecs=3000 vm.dirty_writeback_centisecs=500 ||
+	fail "sysctl vm.dirty_*"
+rm -f "$OUT/agent.log"
+
+# use_jbd2 stock|ours - nothing ext4 is mounted: swap the jbd2 module
+CUR=ours
+use_jbd2() {
+	[ "$1" = "$CUR" ] && return 0
+	rmmod ext4 jbd2 || fail "rmmod ext4 jbd2"
+	if [ "$1" = stock ]; then
+		insmod "$STOCK_KO" || fail "insmod $STOCK_KO"
+	else
+		modprobe jbd2 || fail "modprobe jbd2"
+	fi
+	modprobe ext4 || fail "modprobe ext4"
+	[ "$1" = stock ] || mount_configfs
+	CUR=$1
+	log "jbd2: $1 (module taint '$(cat /sys/module/jbd2/taint)')"
+}
+
+# cpu_ticks - "kworker_ticks vm_busy_ticks": utime+stime of every kworker
+# thread alive now, and the busy (non-idle, non-iowait) time of all CPUs
+cpu_ticks() {
+	python3 - <<'PY'
+import os
+kw = 0
+for pid in os.listdir("/proc"):
+    if not pid.isdigit():
+        continue
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            s = f.read()
+    except OSError:
+        continue
+    comm = s[s.index("(") + 1:s.rindex(")")]
+    if comm.startswith("kworker"):
+        fields = s[s.rindex(")") + 2:].split()
+        kw += int(fields[11]) + int(fields[12])
+with open("/proc/stat") as f:
+    v = [int(x) for x in f.readline().split()[1:]]
+busy = sum(v) - v[3] - v[4]
+print(kw, busy)
+PY
+}
+
+# p99_us JOURNAL - upper bound of the space-wait histogram bucket that
+# holds the 99th percentile (0 when there were no waits)
+p99_us() {
+	jattr "$1" space_wait_hist | python3 -c '
+import sys
+h = [int(x) for x in sys.stdin.read().split()]
+n = sum(h)
+if n == 0:
+    print(0)
+else:
+    need, acc = 0.99 * n, 0
+    for i, c in enumerate(h):
+        acc += c
+        if acc >= need:
+            print(2 ** (i + 1))
+            break'
+}
+
+# run_load LOAD DIR - the load in DIR; prints the number of files made
+run_load() {
+	local load=$1 dir=$2 t per
+	case $load in
+	storm-*)
+		t=${load#storm-}
+		per=$((STORM_FILES / t))
+		create_storm "$dir" "$t" $((per / 25)) 25 5 || fail "storm $t"
+		echo $((t * (per / 25) * 25))
+		;;
+	fsmark-*)
+		fs_mark -d "$dir" -t 4 -n "$FSMARK_FILES" -s 4096 -L 1 -k \
+			-S "${load#fsmark-}" > "$OUT/fsmark.last" 2>&1 ||
+			{ cat "$OUT/fsmark.last"; fail "fs_mark $load"; }
+		echo $((4 * FSMARK_FILES))
+		;;
+	esac
+}
+
+# one ROUND LOAD SETTING - one measured run on a fresh file system
+one() {
+	local round=$1 load=$2 setting=$3 j wm=- t0 t1 c0 c1 files wall
+	local waits=- p99=- runs=- kw vm
+	case $setting in stock) use_jbd2 stock ;; *) use_jbd2 ours ;; esac
+	j=$(fresh_ext4 "$DEV" "$MNT" -J size=4) || exit 1
+	case $setting in
+	stock) ;;
+	off) wm=0 ;;
+	auto) demo_agent_start ;;
+	*) wm=$setting ;;
+	esac
+	[ "$wm" = - ] || jset "$j" reclaim_watermark_pct "$wm"
+	sync
+	read -r c0 vm0 <<< "$(cpu_ticks)"
+	mkdir "$MNT/x"
+	t0=$(date +%s.%N)
+	files=$(run_load "$load" "$MNT/x") || exit 1
+	t1=$(date +%s.%N)
+	read -r c1 vm1 <<< "$(cpu_ticks)"
+	if [ "$setting" != stock ]; then
+		waits=$(jattr "$j" space_waits)
+		p99=$(p99_us "$j")
+		runs=$(jattr "$j" reclaim_runs)
+		[ "$setting" = auto ] && wm=$(jattr "$j" reclaim_watermark_pct)
+	fi
+	[ "$setting" = auto ] && demo_agent_stop
+	wall=$(echo "$t1 - $t0" | bc)
+	read -r kw vm <<< "$(python3 -c "
+import os, sys
+hz = os.sysconf('SC_CLK_TCK'); w = float(sys.argv[1])
+print('%.2f %.1f' % (100.0 * (int(sys.argv[3]) - int(sys.argv[2])) / hz / w,
+                     100.0 * (int(sys.argv[5]) - int(sys.argv[4])) / hz / w))
+" "$wall" "$c0" "$c1" "$vm0" "$vm1")"
+	printf '%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$load" \
+		"$setting" "$wm" "$wall" "$files" "$waits" "$p99" "$runs" "$kw" "$vm" | tee -a "$TSV"
+	umount "$MNT" || fail "umount $MNT"
+}
+
+# the watermark steps of a 4 MiB journal on this kernel
+j=$(fresh_ext4 "$DEV" "$MNT" -J size=4) || exit 1
+wmin=$(jattr "$j" reclaim_watermark_min_pct)
+wmax=$(jattr "$j" reclaim_watermark_max_pct)
+log_blocks=$(jattr "$j" log_blocks)
+umount "$MNT"
+steps=$(python3 -c "
+lo, hi = $wmin, $wmax
+s = [lo] + list(range((lo // 10 + 1) * 10, hi, 10))
+if hi not in s: s.append(hi)
+print(' '.join(map(str, s)))")
+log "journal of $log_blocks blocks; accepted watermarks $wmin..$wmax; steps: $steps"
+echo "# $KSERIES $KABI log_blocks=$log_blocks watermark_range=$wmin..$wmax steps=$steps" > "$TSV"
+echo "# round load setting watermark wall_s files space_waits space_wait_p99_us reclaim_runs kworker_cpu_pct vm_cpu_pct" >> "$TSV"
+
+loads=${BENCH_LOADS:-"storm-1 storm-4 storm-16 fsmark-3 fsmark-6"}
+settings="stock off $steps auto"
+for round in $(seq 1 "$ROUNDS"); do
+	for load in $loads; do
+		# rotate the order of the settings by the round; stock stays
+		# together with nothing else so one swap each way suffices
+		set -- $settings
+		order=$(python3 -c "
+import sys
+s = sys.argv[2:]; r = int(sys.argv[1]) - 1
+ours = s[1:]; r %= len(ours)
+ours = ours[r:] + ours[:r]
+print(' '.join(['stock'] + ours if r % 2 == 0 else ours + ['stock']))" "$round" "$@")
+		for setting in $order; do
+			one "$round" "$load" "$setting"
+		done
+	done
+done
+use_jbd2 ours
+fsck_clean "$DEV"
+echo "bench/reclaim.sh: done"
