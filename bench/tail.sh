@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Guest side of bench/tail: where the demo's writer still sleeps.
+#
+# The demo load (bench/demo-scenario.sh: 4 fio jobs of 4 KiB random
+# read/write at 100 IOPS each on ext4 -J size=16, 400 MB, disk throttled to
+# 6 MB/s of writes, dirty expiry 5 s) with the writer replaced by
+# bench/tail-writer.py (the same 64 KiB buffered writes at 4 MB/s, each
+# write timed), once with force_copy fixed at 0 and once at 1, each on its
+# own fresh disk, TAIL_WARMUP_S (45) unmeasured then TAIL_S (60) measured.
+# During the measured part tracefs records every sched_switch of the writer
+# thread with the kernel stack of each switch-out (trace_clock mono);
+# bench/tail-attr.py then attributes every write over 10 ms to the causes
+# of the sleeps inside it.  Output: $OUT/tail-<fc>.txt (table) and
+# $OUT/tail.tsv (rows of both).
+# vm-disk: 400M,throttling.bps-write=6291456
+# vm-disk: 400M,throttling.bps-write=6291456
+# vm-timeout: 900
+source "$PROJECT/tests/vm/lib.sh"
+source "$PROJECT/bench/demo-scenario.sh"
+
+# shellcheck disable=SC1091
+[ -f "$PROJECT/build/bench/tail.env" ] && . "$PROJECT/build/bench/tail.env"
+TAIL_S=${TAIL_S:-60}
+WARMUP_S=${TAIL_WARMUP_S:-45}
+T=/sys/kernel/tracing
+[ -d "$T/events/sched" ] || fail "tracefs not mounted at $T"
+demo_setup
+rm -f "$OUT/tail.tsv"
+
+# trace_writer PID - sched_switch of PID, stacks at its switch-outs
+trace_writer() {
+	echo 0 > "$T/tracing_on"
+	echo > "$T/trace"
+	echo mono > "$T/trace_clock"
+	echo 8192 > "$T/buffer_size_kb"
+	echo "prev_pid == $1 || next_pid == $1" > "$T/events/sched/sched_switch/filter"
+	echo "stacktrace if prev_pid == $1" > "$T/events/sched/sched_switch/trigger"
+	echo 1 > "$T/events/sched/sched_switch/enable"
+	echo 1 > "$T/tracing_on"
+}
+
+trace_stop() {
+	echo 0 > "$T/tracing_on"
+	echo 0 > "$T/events/sched/sched_switch/enable"
+	echo "!stacktrace if prev_pid == $1" > "$T/events/sched/sched_switch/trigger" 2>/dev/null
+	echo 0 > "$T/events/sched/sched_switch/filter"
+}
+
+run() {
+	local fc=$1 dev=$2 pid ops=$OUT/tail-ops-$1 lost
+	demo_fs_start "$dev"
+	echo "$fc" > "$DEMO_CFS/force_copy" || fail "force_copy=$fc"
+	demo_background_start
+	demo_warmup "$WARMUP_S"
+	local before after
+	before=$(demo_counters)
+	coproc W { python3 "$PROJECT/bench/tail-writer.py" "$DEMO_MNT/writer-tail" "$TAIL_S" "$ops"; }
+	read -r pid <&"${W[0]}" || fail "tail-writer did not start"
+	trace_writer "$pid"
+	wait "$W_PID" || fail "tail-writer failed"
+	trace_stop "$pid"
+	after=$(demo_counters)
+	lost=$(cat "$T"/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
+	cp "$T/trace" "$OUT/trace-fc$fc.txt"
+	demo_background_stop
+	set -- $before $after
+	{
+		echo "force_copy=$fc: shadow waits $(($5 - $1)), forced copy-outs $(($6 - $2))," \
+			"locked waits $(cat "$DEMO_CFS/locked_waits") (whole run), trace events lost $lost"
+		python3 - "$ops" <<'PY'
+import sys
+d = sorted((b - a) / 1e6 for a, b in (map(int, l.split()) for l in open(sys.argv[1]) if l.strip()))
+def p(q): return d[min(len(d) - 1, int(q * len(d)))]
+print("  writer latency ms: p50 %.1f p99 %.1f p99.9 %.1f p99.99 %.1f max %.1f (%d writes)"
+      % (p(0.5), p(0.99), p(0.999), p(0.9999), d[-1], len(d)))
+PY
+		python3 "$PROJECT/bench/tail-attr.py" "$OUT/trace-fc$fc.txt" "$ops" "$pid" --tag "force_copy=$fc"
+	} | tee "$OUT/tail-fc$fc.txt"
+	python3 "$PROJECT/bench/tail-attr.py" "$OUT/trace-fc$fc.txt" "$ops" "$pid" \
+		--tag "$fc" --tsv >> "$OUT/tail.tsv"
+	gzip -f "$OUT/trace-fc$fc.txt"
+	demo_fs_stop "$dev"
+}
+
+run 0 /dev/vda
+run 1 /dev/vdb
+echo "bench/tail.sh: done"
