@@ -169,6 +169,7 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_SIGNAL_WITH_ARGS("Decision",
 				SD_BUS_ARGS("s", journal, "s", knob, "s", old_value, "s", new_value,
 					    "s", reason), 0),
+	SD_BUS_SIGNAL_WITH_ARGS("Advice", SD_BUS_ARGS("s", journal, "s", text), 0),
 	SD_BUS_VTABLE_END
 };
 
@@ -253,6 +254,7 @@ JOURNAL_GETTER(prop_reclaim_max_pct, "u", j->last.reclaim_watermark_max_pct)
 
 JOURNAL_GETTER(prop_force_copy_retry, "t", j->retry_realtime_us[JT_KNOB_FORCE_COPY])
 JOURNAL_GETTER(prop_reclaim_retry, "t", j->retry_realtime_us[JT_KNOB_RECLAIM])
+JOURNAL_GETTER(prop_advice, "s", j->advice)
 
 #define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 static const sd_bus_vtable journal_vtable[] = {
@@ -283,6 +285,7 @@ static const sd_bus_vtable journal_vtable[] = {
 	SD_BUS_PROPERTY("LastOutcome", "s", prop_last_outcome, 0, EMITS),
 	SD_BUS_PROPERTY("ForceCopyRetryUsec", "t", prop_force_copy_retry, 0, EMITS),
 	SD_BUS_PROPERTY("ReclaimRetryUsec", "t", prop_reclaim_retry, 0, EMITS),
+	SD_BUS_PROPERTY("Advice", "s", prop_advice, 0, EMITS),
 	SD_BUS_VTABLE_END
 };
 
@@ -407,6 +410,15 @@ void jt_bus_modes_changed(struct jt_manager *m, struct jt_journal *j)
 				       "ForceCopyMode", "ReclaimMode", "ForceCopy",
 				       "ReclaimWatermarkPct", "ForceCopyRetryUsec", "ReclaimRetryUsec",
 				       NULL);
+}
+
+void jt_bus_advice(struct jt_manager *m, struct jt_journal *j)
+{
+	if (!m->bus)
+		return;
+	sd_bus_emit_signal(m->bus, JT_BUS_MANAGER_PATH, MANAGER_IFACE, "Advice", "ss", j->name,
+			   j->advice);
+	sd_bus_emit_properties_changed(m->bus, j->object_path, JOURNAL_IFACE, "Advice", NULL);
 }
 
 void jt_bus_policy_changed(struct jt_manager *m)

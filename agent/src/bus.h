@@ -40,6 +40,12 @@ void jt_bus_outcome(struct jt_manager *m, struct jt_journal *j, enum jt_knob kno
 /* Mode or managed state changed: PropertiesChanged of the modes, knob values and RetryUsec. */
 void jt_bus_modes_changed(struct jt_manager *m, struct jt_journal *j);
 
+/*
+ * The journal-size advice of @j changed (j->advice, "" when withdrawn):
+ * the manager's Advice signal and PropertiesChanged of Advice.
+ */
+void jt_bus_advice(struct jt_manager *m, struct jt_journal *j);
+
 /* PolicyFiles changed after a reload. */
 void jt_bus_policy_changed(struct jt_manager *m);
 

@@ -34,6 +34,7 @@ static const char *const key_names[JT_KEYS] = {
 	[JT_KEY_OUTCOME_MARGIN_PCT] = "outcome_margin_pct",
 	[JT_KEY_OUTCOME_MIN_WAITS] = "outcome_min_waits",
 	[JT_KEY_OUTCOME_BACKOFF_S] = "outcome_backoff_s",
+	[JT_KEY_ADVICE_WINDOWS] = "advice_windows",
 };
 
 const char *jt_mode_name(enum jt_mode mode)
@@ -71,6 +72,7 @@ void jt_policy_init_defaults(struct jt_policy *p)
 		.outcome_margin_pct = 10,
 		.outcome_min_waits = 10,
 		.outcome_backoff_s = 300,
+		.advice_windows = 3,
 	};
 }
 
@@ -349,6 +351,9 @@ static int journal_key(struct parse_ctx *c, const char *key, const char *v,
 	case JT_KEY_OUTCOME_BACKOFF_S:
 		r = parse_uint(c, key, v, 1, 3600, &jp->outcome_backoff_s);
 		break;
+	case JT_KEY_ADVICE_WINDOWS:
+		r = parse_uint(c, key, v, 0, 1000, &jp->advice_windows);
+		break;
 	default:
 		fail(c, key, "unknown key");
 		return -EINVAL;
@@ -543,6 +548,7 @@ static void overlay(struct jt_journal_policy *dst, const struct jt_section *s)
 	TAKE(JT_KEY_OUTCOME_MARGIN_PCT, outcome_margin_pct);
 	TAKE(JT_KEY_OUTCOME_MIN_WAITS, outcome_min_waits);
 	TAKE(JT_KEY_OUTCOME_BACKOFF_S, outcome_backoff_s);
+	TAKE(JT_KEY_ADVICE_WINDOWS, advice_windows);
 #undef TAKE
 }
 

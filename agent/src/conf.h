@@ -38,6 +38,7 @@ enum jt_key {
 	JT_KEY_OUTCOME_MARGIN_PCT,
 	JT_KEY_OUTCOME_MIN_WAITS,
 	JT_KEY_OUTCOME_BACKOFF_S,
+	JT_KEY_ADVICE_WINDOWS,
 	JT_KEYS
 };
 
@@ -54,6 +55,8 @@ struct jt_journal_policy {
 	unsigned int outcome_margin_pct;	/* 1..1000: commit waits this much worse reverts */
 	unsigned int outcome_min_waits;		/* 1..1000000: commit waits per window to judge */
 	unsigned int outcome_backoff_s;		/* 1..3600: first wait before retrying a revert */
+	/* journal-size advice (agent-policy.md, "Journal-size advice") */
+	unsigned int advice_windows;		/* 0..1000: windows of space waits at the top; 0 = off */
 };
 
 enum jt_section_kind { JT_SECTION_JOURNAL, JT_SECTION_MOUNT };

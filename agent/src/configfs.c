@@ -208,6 +208,36 @@ static int read_reclaim_limits(int dfd, const struct jt_sample *prev, struct jt_
 	return 0;
 }
 
+/*
+ * logged_blocks.  The kernel adds a commit's blocks to it just before it
+ * counts the commit (jbd2tune_commit_done(): the commit count is bumped
+ * last), so it is read again only when the count of commits moved; read
+ * after that count, a sum that is ahead of it is caught at the next
+ * commit.  A group that had no logged_blocks (an older module) is not
+ * asked again; without commit statistics there is none either.
+ */
+static int read_logged_blocks(int dfd, const struct jt_sample *prev, struct jt_sample *s)
+{
+	int r;
+
+	if (!s->has_commit_stats)
+		return 0;
+	if (prev && (!prev->has_logged_blocks ||
+		     prev->wait[JT_WAIT_COMMIT_DURATION].waits ==
+		     s->wait[JT_WAIT_COMMIT_DURATION].waits)) {
+		s->has_logged_blocks = prev->has_logged_blocks;
+		s->logged_blocks = prev->logged_blocks;
+		return 0;
+	}
+	r = read_u64(dfd, "logged_blocks", &s->logged_blocks);
+	if (r == -ENOENT)
+		return group_still_there(dfd);	/* older module: has_logged_blocks false */
+	if (r < 0)
+		return r;
+	s->has_logged_blocks = true;
+	return 0;
+}
+
 /* The group directory of @journal under @root: an fd, or a negative errno. */
 static int open_group(const char *root, const char *journal)
 {
@@ -294,6 +324,9 @@ int jt_configfs_read(const char *root, const char *journal, const struct jt_samp
 		if (r < 0)
 			goto out;
 	}
+	r = read_logged_blocks(dfd, prev, s);
+	if (r < 0)
+		goto out;
 #undef RD
 	r = 0;
 out:

@@ -35,15 +35,18 @@ void jt_strv_free(char **v);
  * sample of the same journal, files that cannot have changed since are not
  * read again (issue 4's CPU budget): a kind's total, max and histogram when
  * its count is unchanged (the kernel bumps the count last; commit waits
- * and commits included), copyouts_forced when force_copy was 0 then and is
- * now, the reclaim_watermark_{min,max}_pct limits when they were non-zero
- * and log_blocks and max_transaction_blocks are unchanged (the rest of the
+ * and commits included), logged_blocks when the count of commits is
+ * unchanged (the kernel adds to it just before it counts the commit),
+ * copyouts_forced when force_copy was 0 then and is now, the
+ * reclaim_watermark_{min,max}_pct limits when they were non-zero and
+ * log_blocks and max_transaction_blocks are unchanged (the rest of the
  * kernel's inputs is fixed once the journal is loaded), and the commit and
- * limit files not at all when @prev found them absent.  @prev counts only
- * when it was read from this very group (same source_id); pass NULL to
- * read everything.  Files an older module lacks are not an error: without
+ * limit files and logged_blocks not at all when @prev found them absent.
+ * @prev counts only when it was read from this very group (same
+ * source_id); pass NULL to read everything.  Files an older module lacks are not an error: without
  * commit_waits, has_commit_stats is false and both commit kinds read 0;
- * without reclaim_watermark_min_pct, has_reclaim_limits is false.
+ * without reclaim_watermark_min_pct, has_reclaim_limits is false; without
+ * logged_blocks (or without commit statistics), has_logged_blocks is false.
  * Returns 0; -ENOENT/-ENODEV when the group or a file vanished (the journal
  * went away); -EINVAL when a file holds junk (@s is then incomplete and
  * must not be used); other negative errnos from read.

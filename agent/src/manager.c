@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
@@ -87,6 +88,8 @@ static void journal_free(struct jt_journal *j)
 
 	for (i = 0; j->mounts[i]; i++)
 		free(j->mounts[i]);
+	free(j->mount_source);
+	free(j->mount_fstype);
 	free(j->object_path);
 	free(j);
 }
@@ -141,15 +144,57 @@ static void journal_resolve(struct jt_manager *m, struct jt_journal *j)
 static void journal_set_mounts(struct jt_journal *j, const struct jt_mount_table *t)
 {
 	const char *mp[JT_MOUNTS_MAX + 1];
+	const struct jt_mount *first;
 	size_t i, n;
 
 	for (i = 0; j->mounts[i]; i++) {
 		free(j->mounts[i]);
 		j->mounts[i] = NULL;
 	}
+	free(j->mount_source);
+	free(j->mount_fstype);
+	j->mount_source = j->mount_fstype = NULL;
 	n = jt_mounts_of_journal(t, j->name, mp, JT_MOUNTS_MAX + 1);
 	for (i = 0; i < n; i++)
 		j->mounts[i] = strdup(mp[i]);	/* NULL on OOM just ends the list */
+	first = jt_mounts_first(t, j->name);
+	if (first && j->mounts[0]) {
+		j->mount_source = strdup(first->source);
+		j->mount_fstype = strdup(first->fstype);
+	}
+}
+
+/*
+ * What the advice needs to know of @userdata's (a journal's) file system:
+ * statvfs of its first mount point (block size, free blocks), the mount's
+ * type, and the device to name: the mount source when it is a device node
+ * (not the kernel's "/dev/root" alias), else /dev/ and the device part of
+ * the journal's name.  Called only when an advice is made.
+ */
+static int journal_fs_info(void *userdata, struct jt_fs_info *out)
+{
+	struct jt_journal *j = userdata;
+	const char *dash = strrchr(j->name, '-');
+	struct statvfs v;
+
+	memset(out, 0, sizeof(*out));
+	if (!j->mounts[0] || !dash)
+		return 0;
+	out->mount_point = j->mounts[0];
+	out->fstype = j->mount_fstype && *j->mount_fstype ? j->mount_fstype : NULL;
+	if (j->mount_source && strncmp(j->mount_source, "/dev/", 5) == 0 &&
+	    strcmp(j->mount_source, "/dev/root") != 0) {
+		out->device = j->mount_source;
+	} else {
+		snprintf(j->advice_device, sizeof(j->advice_device), "/dev/%.*s",
+			 (int)(dash - j->name), j->name);
+		out->device = j->advice_device;
+	}
+	if (statvfs(j->mounts[0], &v) == 0) {
+		out->block_size = v.f_frsize ? v.f_frsize : v.f_bsize;
+		out->free_blocks = v.f_bfree;
+	}
+	return 0;
 }
 
 static struct jt_journal *journal_add(struct jt_manager *m, const char *name)
@@ -166,6 +211,7 @@ static struct jt_journal *journal_add(struct jt_manager *m, const char *name)
 		return NULL;
 	}
 	jt_journal_state_init(&j->state);
+	jt_advice_init(&j->advice_state);
 	if (jt_mounts_load(&t) == 0) {
 		journal_set_mounts(j, &t);
 		jt_mounts_free(&t);
@@ -276,11 +322,22 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 	return 0;
 }
 
+/* Log a new or withdrawn journal-size advice once and show it on the bus. */
+static void note_advice(struct jt_manager *m, struct jt_journal *j, enum jt_advice_event ev,
+			const char *text)
+{
+	log_notice("%s: %s", j->name, text);
+	snprintf(j->advice, sizeof(j->advice), "%s", ev == JT_ADVICE_NEW ? text : "");
+	jt_bus_advice(m, j);
+}
+
 /* Run the policy core on one sample of @j.  Returns -ENOENT when the journal went away. */
 static int journal_evaluate(struct jt_manager *m, struct jt_journal *j, const struct jt_sample *s)
 {
 	struct jt_decision d[JT_DECISIONS_MAX];
 	struct jt_timing t = timing(m);
+	enum jt_advice_event ev;
+	char advice[JT_ADVICE_MAX];
 	unsigned int n, i;
 	int r;
 
@@ -297,6 +354,11 @@ static int journal_evaluate(struct jt_manager *m, struct jt_journal *j, const st
 		if (r < 0)
 			return r;
 	}
+	/* read-only: advice changes no knob */
+	ev = jt_advice_step(&t, &j->policy, &j->state, &j->advice_state, s, journal_fs_info, j,
+			    advice, sizeof(advice));
+	if (ev != JT_ADVICE_NONE)
+		note_advice(m, j, ev, advice);
 	jt_window_stats(&j->state, s, t.window_us, 0, &j->stats);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "advice.h"
 #include "conf.h"
 #include "policy.h"
 #include "sample.h"
@@ -22,6 +23,8 @@ struct jt_journal {
 	char name[JT_NAME_MAX];
 	char *object_path;			/* /org/jbd2tune1/journal/<escaped> */
 	char *mounts[JT_MOUNTS_MAX + 1];	/* NULL-terminated, first is MountPoint */
+	char *mount_source;			/* mount source of mounts[0], or NULL */
+	char *mount_fstype;			/* file system type of mounts[0], or NULL */
 	struct jt_journal_policy policy;	/* resolved, with SetMode overrides */
 	bool has_mode_override[JT_KNOBS];
 	enum jt_mode mode_override[JT_KNOBS];
@@ -34,6 +37,9 @@ struct jt_journal {
 	char last_outcome[JT_REASON_MAX + 96];	/* last verdict on a change, for the bus */
 	/* after a revert: when its change may be tried again, CLOCK_REALTIME us; 0 = none */
 	uint64_t retry_realtime_us[JT_KNOBS];
+	struct jt_advice_state advice_state;
+	char advice[JT_ADVICE_MAX];		/* the standing advice, "" = none (bus: Advice) */
+	char advice_device[JT_NAME_MAX + 8];	/* "/dev/" + the name's device part */
 	bool seen;				/* in the current scan */
 	int write_error[JT_KNOBS];		/* last failed write (-errno), said once */
 	struct jt_journal *next;

@@ -64,6 +64,11 @@ int jt_metrics_write(const struct jt_manager *m, const char *path)
 		if (j->last.has_commit_stats)
 			fprintf(f, "jbd2_tuned_commits_total{journal=\"%s\"} %llu\n", j->name,
 				(unsigned long long)j->last.wait[JT_WAIT_COMMIT_DURATION].waits);
+	fprintf(f, "# HELP jbd2_tuned_advised_journal_bytes Journal size the standing advice names; 0 = none, or in blocks only, or too large to make (see the log).\n"
+		   "# TYPE jbd2_tuned_advised_journal_bytes gauge\n");
+	for (j = m->journals; j; j = j->next)
+		fprintf(f, "jbd2_tuned_advised_journal_bytes{journal=\"%s\"} %llu\n", j->name,
+			(unsigned long long)j->advice_state.advised_bytes);
 	if (fflush(f) != 0 || ferror(f))
 		r = -EIO;
 	if (fclose(f) != 0 && r == 0)

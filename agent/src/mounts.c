@@ -2,6 +2,7 @@
 /* Mount table adapter of jbd2-tuned; see mounts.h. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +37,10 @@ int jt_mounts_parse(const char *text, jt_devname_fn devname, void *userdata,
 	while (line && *line) {
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char buf[4096], root[4096], path[4096], dev[256];
+		char buf[4096], root[4096], path[4096], dev[256], fstype[256] = "", source[4096] = "";
 		unsigned int major, minor;
 		struct jt_mount *v;
+		const char *sep;
 
 		const char *start = line;
 
@@ -56,14 +58,22 @@ int jt_mounts_parse(const char *text, jt_devname_fn devname, void *userdata,
 		if (devname(major, minor, dev, sizeof(dev), userdata) < 0)
 			continue;
 		unescape(path);
+		/* ... optional fields, then " - " fstype source super-options */
+		sep = strstr(buf, " - ");
+		if (sep)
+			sscanf(sep + 3, "%255s %4095s", fstype, source);
+		unescape(source);
 		v = realloc(out->v, (out->n + 1) * sizeof(*v));
 		if (!v)
 			goto oom;
 		out->v = v;
 		v[out->n].dev = strdup(dev);
 		v[out->n].path = strdup(path);
+		v[out->n].fstype = strdup(fstype);
+		v[out->n].source = strdup(source);
 		out->n++;
-		if (!v[out->n - 1].dev || !v[out->n - 1].path)
+		if (!v[out->n - 1].dev || !v[out->n - 1].path || !v[out->n - 1].fstype ||
+		    !v[out->n - 1].source)
 			goto oom;
 	}
 	return 0;
@@ -140,27 +150,49 @@ void jt_mounts_free(struct jt_mount_table *t)
 	for (i = 0; i < t->n; i++) {
 		free(t->v[i].dev);
 		free(t->v[i].path);
+		free(t->v[i].fstype);
+		free(t->v[i].source);
 	}
 	free(t->v);
 	t->v = NULL;
 	t->n = 0;
 }
 
+/* Length of the device part of "dev-ino", or 0 when @journal has no such form. */
+static size_t journal_devlen(const char *journal)
+{
+	const char *dash = strrchr(journal, '-');
+
+	if (!dash || dash == journal || !dash[1] || strspn(dash + 1, "0123456789") != strlen(dash + 1))
+		return 0;
+	return (size_t)(dash - journal);
+}
+
+static bool mount_of(const struct jt_mount *m, const char *journal, size_t devlen)
+{
+	return devlen && strlen(m->dev) == devlen && strncmp(m->dev, journal, devlen) == 0;
+}
+
 size_t jt_mounts_of_journal(const struct jt_mount_table *t, const char *journal,
 			    const char **out, size_t max)
 {
-	const char *dash = strrchr(journal, '-');
-	size_t devlen, i, n = 0;
+	size_t devlen = journal_devlen(journal), i, n = 0;
 
 	if (max == 0)
 		return 0;
-	out[0] = NULL;
-	if (!dash || dash == journal || !dash[1] || strspn(dash + 1, "0123456789") != strlen(dash + 1))
-		return 0;
-	devlen = (size_t)(dash - journal);
 	for (i = 0; i < t->n && n + 1 < max; i++)
-		if (strlen(t->v[i].dev) == devlen && strncmp(t->v[i].dev, journal, devlen) == 0)
+		if (mount_of(&t->v[i], journal, devlen))
 			out[n++] = t->v[i].path;
 	out[n] = NULL;
 	return n;
+}
+
+const struct jt_mount *jt_mounts_first(const struct jt_mount_table *t, const char *journal)
+{
+	size_t devlen = journal_devlen(journal), i;
+
+	for (i = 0; i < t->n; i++)
+		if (mount_of(&t->v[i], journal, devlen))
+			return &t->v[i];
+	return NULL;
 }

@@ -15,6 +15,8 @@
 struct jt_mount {
 	char *dev;	/* block device name, e.g. "vda1" */
 	char *path;	/* mount point, unescaped */
+	char *fstype;	/* file system type, e.g. "ext4"; "" when the line has none */
+	char *source;	/* mount source, unescaped, e.g. "/dev/vda1"; "" when none */
 };
 
 struct jt_mount_table {
@@ -45,5 +47,11 @@ void jt_mounts_free(struct jt_mount_table *t);
  */
 size_t jt_mounts_of_journal(const struct jt_mount_table *t, const char *journal,
 			    const char **out, size_t max);
+
+/*
+ * jt_mounts_first - the first mount of @journal ("dev-ino") in @t, the one
+ * jt_mounts_of_journal() lists first, or NULL.  Points into @t.
+ */
+const struct jt_mount *jt_mounts_first(const struct jt_mount_table *t, const char *journal);
 
 #endif

@@ -62,6 +62,7 @@ static struct nla_policy attr_policy[JBD2TUNE_ATTR_MAX + 1] = {
 	[JBD2TUNE_ATTR_COMMIT_TIME_HIST] = { .type = NLA_UNSPEC },
 	[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT] = { .type = NLA_U8 },
 	[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT] = { .type = NLA_U8 },
+	[JBD2TUNE_ATTR_LOGGED_BLOCKS] = { .type = NLA_U64 },
 };
 
 /* Attributes of each kind: count, total us, max us, histogram. */
@@ -132,6 +133,8 @@ int jt_netlink_parse_record(struct nl_msg *msg, char name[JT_NAME_MAX], struct j
 			       tb[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT];
 	s.reclaim_watermark_min_pct = get_u8(tb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT);
 	s.reclaim_watermark_max_pct = get_u8(tb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT);
+	s.has_logged_blocks = tb[JBD2TUNE_ATTR_LOGGED_BLOCKS] != NULL;
+	s.logged_blocks = get_u64(tb, JBD2TUNE_ATTR_LOGGED_BLOCKS);
 	s.copyouts_forced = get_u64(tb, JBD2TUNE_ATTR_COPYOUTS_FORCED);
 	s.reclaim_runs = get_u64(tb, JBD2TUNE_ATTR_RECLAIM_RUNS);
 	s.reclaim_blocks = get_u64(tb, JBD2TUNE_ATTR_RECLAIM_BLOCKS);

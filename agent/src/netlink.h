@@ -53,9 +53,10 @@ struct nl_msg;
 /*
  * jt_netlink_parse_record - decode one GET_JOURNAL reply or event: the
  * journal name into @name, the figures into @out (time_us 0; histograms of
- * the wrong size and missing attributes read as 0; has_commit_stats and
- * has_reclaim_limits tell whether the commit and limit attributes were
- * there, an older module sends none).  Returns the message's
+ * the wrong size and missing attributes read as 0; has_commit_stats,
+ * has_reclaim_limits and has_logged_blocks tell whether the commit, limit
+ * and logged-blocks attributes were there, an older module sends none).
+ * Returns the message's
  * command (>= 0), or -EINVAL when it does not parse or has no valid name
  * (@name/@out untouched).
  */

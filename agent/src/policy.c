@@ -511,6 +511,17 @@ static bool kernel_range(const struct jt_sample *s, int64_t *kmin, int64_t *kmax
 	return *kmin && *kmax && *kmin <= *kmax;
 }
 
+bool jt_reclaim_range(const struct jt_journal_policy *jp, const struct jt_sample *s,
+		      int64_t *min, int64_t *max)
+{
+	int64_t kmin, kmax;
+	bool ok = kernel_range(s, &kmin, &kmax);
+
+	*min = clamp64(jp->reclaim_min_pct, kmin, kmax);
+	*max = clamp64(jp->reclaim_max_pct, kmin, kmax);
+	return ok;
+}
+
 static void decide_reclaim(const struct jt_timing *t, const struct jt_journal_policy *jp,
 			   struct jt_journal_state *st, const struct jt_sample *s,
 			   bool dry_run, struct jt_decision *out, unsigned int *n)
@@ -526,8 +537,7 @@ static void decide_reclaim(const struct jt_timing *t, const struct jt_journal_po
 	if (!kernel_range(s, &kmin, &kmax) && jp->reclaim != JT_MODE_OFF)
 		return;		/* no watermark would be accepted: only off may be written */
 	/* auto's range, clamped into the kernel's: never write outside it */
-	min = clamp64(jp->reclaim_min_pct, kmin, kmax);
-	max = clamp64(jp->reclaim_max_pct, kmin, kmax);
+	jt_reclaim_range(jp, s, &min, &max);
 	if (jp->reclaim != JT_MODE_AUTO) {
 		int64_t want = jp->reclaim_watermark_pct;
 		int64_t target = jp->reclaim == JT_MODE_ON ? clamp64(want, kmin, kmax) : 0;

@@ -193,6 +193,17 @@ void jt_policy_write_failed(struct jt_journal_state *st, enum jt_knob knob, int6
 void jt_policy_manage_again(struct jt_journal_state *st, enum jt_knob knob);
 
 /*
+ * jt_reclaim_range - the range reclaim auto moves the watermark in for @s's
+ * journal under @jp: [reclaim_min_pct, reclaim_max_pct], each bound
+ * clamped into the watermarks the kernel accepts for the journal (1..90
+ * when an older module does not say).  Returns false when the kernel
+ * accepts none (it reports 0/0: not loaded yet, or too small); *@min and
+ * *@max are then not to be written.
+ */
+bool jt_reclaim_range(const struct jt_journal_policy *jp, const struct jt_sample *s,
+		      int64_t *min, int64_t *max);
+
+/*
  * jt_window_stats - figures of @s against the newest baseline at or before
  * max(s->time_us - span_us, since_us) (the oldest one if none is that old).
  * Percentiles are computed for the JT_WINDOW_HIST_KINDS kinds only.

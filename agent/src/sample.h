@@ -53,6 +53,14 @@ struct jt_sample {
 	uint64_t copyouts_forced;		/* copy-outs done only for force_copy */
 	uint64_t reclaim_runs;			/* background reclaim work runs */
 	uint64_t reclaim_blocks;		/* log blocks those runs freed */
+	/*
+	 * Blocks the commits wrote to the log (descriptor, metadata, revoke
+	 * and commit blocks; jbd2's rs_blocks_logged summed), monotonic: its
+	 * rate is how fast a load fills the log.  Newer than the commit
+	 * statistics: 0 and has_logged_blocks false from an older module.
+	 */
+	uint64_t logged_blocks;
+	bool has_logged_blocks;
 	bool has_commit_stats;			/* wait[JT_WAIT_COMMIT*] were reported */
 	/*
 	 * Lowest and highest non-zero reclaim_watermark_pct the kernel accepts

@@ -3,8 +3,8 @@
  * bench-dump [INTERVALS] - CPU the agent spends in user space on one
  * GET_JOURNAL dump of 16 journals, on this machine's own CPU: every record
  * is decoded (jt_netlink_parse_record, libnl attribute parsing as for a real
- * reply) and run through the policy core with the built-in defaults, as the
- * manager does for each journal of a dump.  The records carry all
+ * reply) and run through the policy core and the journal-size advice with
+ * the built-in defaults, as the manager does for each journal of a dump.  The records carry all
  * attributes and five histograms, and every interval adds waits to each
  * journal so the windowed percentiles are recomputed.  Sockets are not
  * involved: bench/agent-vm measures the whole agent in a VM, whose CPU
@@ -18,6 +18,7 @@
 #include <netlink/netlink.h>
 #include <netlink/genl/genl.h>
 
+#include "advice.h"
 #include "conf.h"
 #include "netlink.h"
 #include "policy.h"
@@ -54,6 +55,7 @@ static struct nl_msg *record(unsigned int i)
 		nla_put_u64(msg, u64_attr[k], 1000 + (uint64_t)k);
 	nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT, 26);
 	nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT, 75);
+	nla_put_u64(msg, JBD2TUNE_ATTR_LOGGED_BLOCKS, 123456);
 	for (k = 0; k < JT_WAIT_KINDS; k++)
 		nla_put(msg, hist_attr[k], sizeof(hist), hist);
 	return msg;
@@ -70,6 +72,7 @@ static double cpu_us(void)
 int main(int argc, char **argv)
 {
 	static struct jt_journal_state st[JOURNALS];
+	static struct jt_advice_state adv[JOURNALS];
 	struct jt_timing t = { .interval_us = 1000000, .window_us = 30000000 };
 	unsigned int n = argc > 1 ? (unsigned int)atoi(argv[1]) : 20000, i, j;
 	struct nl_msg *msg[JOURNALS];
@@ -82,6 +85,7 @@ int main(int argc, char **argv)
 	for (j = 0; j < JOURNALS; j++) {
 		msg[j] = record(j);
 		jt_journal_state_init(&st[j]);
+		jt_advice_init(&adv[j]);
 	}
 	t0 = cpu_us();
 	for (i = 0; i < n; i++) {
@@ -89,6 +93,7 @@ int main(int argc, char **argv)
 			struct jt_decision d[JT_DECISIONS_MAX];
 			struct jt_window_stats w;
 			char name[JT_NAME_MAX];
+			char advice[JT_ADVICE_MAX];
 			struct jt_sample s;
 
 			if (jt_netlink_parse_record(msg[j], name, &s) < 0)
@@ -100,11 +105,13 @@ int main(int argc, char **argv)
 			s.knob[JT_KNOB_RECLAIM] = st[j].knob[JT_KNOB_RECLAIM].seen ?
 						  st[j].knob[JT_KNOB_RECLAIM].value : 25;
 			jt_policy_step(&t, &jp, &st[j], &s, false, d);
+			jt_advice_step(&t, &jp, &st[j], &adv[j], &s, NULL, NULL, advice,
+				       sizeof(advice));
 			jt_window_stats(&st[j], &s, t.window_us, 0, &w);
 		}
 	}
 	t1 = cpu_us();
-	printf("user-space work of one 16-journal dump (decode + policy): %.1f us per interval, "
+	printf("user-space work of one 16-journal dump (decode + policy + advice): %.1f us per interval, "
 	       "%.4f %% of one core at interval_ms = 1000 (%u intervals)\n",
 	       (t1 - t0) / n, (t1 - t0) / n / 1e6 * 100, n);
 	for (j = 0; j < JOURNALS; j++)

@@ -78,9 +78,11 @@ static void test_every_key(void **state)
 		   "outcome_margin_pct = 15\n"
 		   "outcome_min_waits = 50\n"
 		   "outcome_backoff_s = 120\n"
+		   "advice_windows = 5\n"
 		   "[journal vda-8]            ; one journal\n"
 		   "force_copy = auto\n"
-		   "outcome_margin_pct = 25\n");
+		   "outcome_margin_pct = 25\n"
+		   "advice_windows = 0\n");
 	assert_int_equal(jt_policy_load(main_file, NULL, &p, err, sizeof(err)), 0);
 	assert_int_equal(p.agent.interval_ms, 250);
 	assert_int_equal(p.agent.window_s, 60);
@@ -97,15 +99,19 @@ static void test_every_key(void **state)
 	assert_int_equal(p.defaults.outcome_margin_pct, 15);
 	assert_int_equal(p.defaults.outcome_min_waits, 50);
 	assert_int_equal(p.defaults.outcome_backoff_s, 120);
+	assert_int_equal(p.defaults.advice_windows, 5);
 	assert_int_equal(p.n_sections, 1);
 	assert_string_equal(p.sections[0].pattern, "vda-8");
-	assert_int_equal(p.sections[0].line, 21);
+	assert_int_equal(p.sections[0].line, 22);
 	assert_int_equal(p.n_files, 1);
 	/* a section overrides the outcome keys it names, and only those */
 	jt_policy_resolve(&p, "vda-8", NULL, &jp);
 	assert_int_equal(jp.outcome_margin_pct, 25);
 	assert_int_equal(jp.outcome_min_waits, 50);
 	assert_int_equal(jp.outcome_backoff_s, 120);
+	assert_int_equal(jp.advice_windows, 0);		/* 0 is in range: advice off */
+	jt_policy_resolve(&p, "vdb-8", NULL, &jp);
+	assert_int_equal(jp.advice_windows, 5);
 	jt_policy_free(&p);
 }
 
@@ -132,6 +138,7 @@ static void test_empty_file_gives_defaults(void **state)
 	assert_int_equal(p.defaults.outcome_margin_pct, 10);
 	assert_int_equal(p.defaults.outcome_min_waits, 10);
 	assert_int_equal(p.defaults.outcome_backoff_s, 300);
+	assert_int_equal(p.defaults.advice_windows, 3);
 	jt_policy_free(&p);
 }
 
@@ -161,6 +168,8 @@ static const struct err_case err_cases[] = {
 	  "%s:2: outcome_margin_pct: '0' is out of range 1..1000" },
 	{ "back-off above an hour", "[mount /x]\noutcome_backoff_s = 3601\n",
 	  "%s:2: outcome_backoff_s: '3601' is out of range 1..3600" },
+	{ "advice windows above range", "[journal sd*]\nadvice_windows = 1001\n",
+	  "%s:2: advice_windows: '1001' is out of range 0..1000" },
 	{ "outcome key in [agent]", "[agent]\noutcome_min_waits = 5\n",
 	  "%s:2: outcome_min_waits: unknown key in [agent]" },
 	{ "huge number", "[agent]\nwindow_s = 99999999999999999999999\n",

@@ -3,7 +3,7 @@
  * Unit tests of the configfs adapter (configfs.c) on a fake tree in a temp
  * directory: value parsing, a full read, junk, a vanished group, writes,
  * which files a read after an earlier sample skips, and a group of an older
- * module (no commit statistics, no reclaim limits).
+ * module (no commit statistics, no reclaim limits, no logged_blocks).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -73,6 +73,7 @@ static void make_journal(const char *name)
 	put(name, "commit_time_hist", ZERO_HIST);
 	put(name, "reclaim_watermark_min_pct", "26\n");
 	put(name, "reclaim_watermark_max_pct", "75\n");
+	put(name, "logged_blocks", "0\n");
 }
 
 static int setup(void **state)
@@ -135,6 +136,7 @@ static void test_read_list_write(void **state)
 	put("vda-8", "commit_time_hist", "0 0 0 0 0 0 0 0 0 4 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
 	put("vda-8", "reclaim_watermark_min_pct", "34\n");
 	put("vda-8", "reclaim_watermark_max_pct", "67\n");
+	put("vda-8", "logged_blocks", "51319\n");
 
 	assert_int_equal(jt_configfs_list(root, &names), 0);
 	assert_string_equal(names[0], "vda-8");	/* sorted */
@@ -157,6 +159,7 @@ static void test_read_list_write(void **state)
 	assert_true(s.wait[JT_WAIT_COMMIT_DURATION].hist[9] == 4);
 	assert_true(s.has_reclaim_limits);
 	assert_true(s.reclaim_watermark_min_pct == 34 && s.reclaim_watermark_max_pct == 67);
+	assert_true(s.has_logged_blocks && s.logged_blocks == 51319);
 
 	assert_int_equal(jt_configfs_write_knob(root, "vda-8", JT_KNOB_RECLAIM, 40), 0);
 	snprintf(path, sizeof(path), "%s/vda-8/reclaim_watermark_pct", root);
@@ -190,6 +193,7 @@ static void test_read_skips_unchanged(void **state)
 	put("vdc-1", "commit_wait_us", "600\n");
 	put("vdc-1", "commit_time_hist", "0 0 0 7 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
 	put("vdc-1", "reclaim_watermark_max_pct", "70\n");
+	put("vdc-1", "logged_blocks", "300\n");
 	assert_int_equal(jt_configfs_read(root, "vdc-1", &s0, &s1), 0);
 	assert_true(s1.free_blocks == 77);			/* always read */
 	assert_true(s1.wait[JT_WAIT_SHADOW].wait_us == 0);	/* count unchanged */
@@ -199,6 +203,7 @@ static void test_read_skips_unchanged(void **state)
 	assert_true(s1.wait[JT_WAIT_COMMIT].wait_us == 0);	/* commit waits unchanged */
 	assert_true(s1.wait[JT_WAIT_COMMIT_DURATION].hist[3] == 0);	/* commits unchanged */
 	assert_true(s1.reclaim_watermark_max_pct == 75);	/* log and max tx unchanged */
+	assert_true(s1.has_logged_blocks && s1.logged_blocks == 0);	/* commits unchanged */
 
 	put("vdc-1", "shadow_waits", "5\n");
 	put("vdc-1", "force_copy", "1\n");
@@ -216,6 +221,7 @@ static void test_read_skips_unchanged(void **state)
 	assert_true(s2.wait[JT_WAIT_COMMIT_DURATION].waits == 7);
 	assert_true(s2.wait[JT_WAIT_COMMIT_DURATION].hist[3] == 7);
 	assert_true(s2.reclaim_watermark_max_pct == 70);	/* max tx changed: read again */
+	assert_true(s2.logged_blocks == 300);			/* commits moved: read again */
 
 	/* the group set up again under the same name: nothing is taken from @prev */
 	make_journal("vdc-1.new");
@@ -248,6 +254,7 @@ static void test_older_module(void **state)
 	assert_false(s0.has_commit_stats);
 	assert_true(s0.wait[JT_WAIT_COMMIT].waits == 0 && s0.wait[JT_WAIT_COMMIT_DURATION].waits == 0);
 	assert_false(s0.has_reclaim_limits);
+	assert_false(s0.has_logged_blocks);
 	assert_true(s0.wait[JT_WAIT_SHADOW].waits == 3);
 	/* files appearing in the same group are not looked for (a group keeps its module) */
 	put("sdd-5", "commit_waits", "9\n");
@@ -268,6 +275,34 @@ static void test_older_module(void **state)
 	assert_true(s1.has_commit_stats && s1.wait[JT_WAIT_COMMIT].waits == 9);
 	assert_true(s1.has_reclaim_limits);
 	assert_true(s1.reclaim_watermark_min_pct == 30 && s1.reclaim_watermark_max_pct == 60);
+	assert_false(s1.has_logged_blocks);
+}
+
+/*
+ * A module with commit statistics but without logged_blocks (the release
+ * before it): not an error, has_logged_blocks false, and not looked for
+ * again in the same group; a file that appears in a new group is read.
+ */
+static void test_logged_blocks_absent(void **state)
+{
+	struct jt_sample s0, s1;
+	char path[512];
+
+	(void)state;
+	make_journal("sdf-7");
+	snprintf(path, sizeof(path), "%s/sdf-7/logged_blocks", root);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(jt_configfs_read(root, "sdf-7", NULL, &s0), 0);
+	assert_true(s0.has_commit_stats && !s0.has_logged_blocks && s0.logged_blocks == 0);
+	put("sdf-7", "logged_blocks", "77\n");
+	put("sdf-7", "commits", "3\n");
+	assert_int_equal(jt_configfs_read(root, "sdf-7", &s0, &s1), 0);
+	assert_false(s1.has_logged_blocks);
+	assert_int_equal(jt_configfs_read(root, "sdf-7", NULL, &s1), 0);
+	assert_true(s1.has_logged_blocks && s1.logged_blocks == 77);
+	/* junk in it is an error like in any other file */
+	put("sdf-7", "logged_blocks", "many\n");
+	assert_int_equal(jt_configfs_read(root, "sdf-7", NULL, &s1), -EINVAL);
 }
 
 /*
@@ -347,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_read_skips_unchanged),
 		cmocka_unit_test(test_older_module),
 		cmocka_unit_test(test_reclaim_limits_reread),
+		cmocka_unit_test(test_logged_blocks_absent),
 	};
 
 	return cmocka_run_group_tests_name("configfs", tests, setup, teardown);

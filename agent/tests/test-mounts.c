@@ -35,12 +35,13 @@ static const char mountinfo[] =
 	"31 22 254:16 /sub /srv/bind rw - ext4 /dev/vdb rw\n"	/* bind of a subdir: skipped */
 	"32 22 253:0 / /data rw - ext4 /dev/mapper/vg-data rw\n"
 	"33 22 254:16 / /mnt/again rw - ext4 /dev/vdb rw\n"
+	"34 22 254:1 / /no-sep rw\n"			/* no " - ": type and source unknown */
 	"garbage line\n";
 
 static void test_parse_and_match(void **state)
 {
 	static const struct { const char *journal; size_t n; const char *first, *second; } cases[] = {
-		{ "vda1-8", 1, "/", NULL },
+		{ "vda1-8", 2, "/", "/no-sep" },
 		{ "vdb-12", 2, "/var/lib/my data", "/mnt/again" },	/* \040 unescaped */
 		{ "dm-0-8", 1, "/data", NULL },				/* dash in the device */
 		{ "vda-8", 0, NULL, NULL },				/* not vda1 */
@@ -52,7 +53,7 @@ static void test_parse_and_match(void **state)
 
 	(void)state;
 	assert_int_equal(jt_mounts_parse(mountinfo, fake_devname, NULL, &t), 0);
-	assert_int_equal(t.n, 4);
+	assert_int_equal(t.n, 5);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *out[4];
 		size_t n = jt_mounts_of_journal(&t, cases[i].journal, out, 4);
@@ -68,10 +69,39 @@ static void test_parse_and_match(void **state)
 	jt_mounts_free(&t);
 }
 
+/* The first mount of a journal, with the type and source after " - ". */
+static void test_first_mount(void **state)
+{
+	const struct jt_mount *m;
+	struct jt_mount_table t;
+
+	(void)state;
+	assert_int_equal(jt_mounts_parse(mountinfo, fake_devname, NULL, &t), 0);
+	m = jt_mounts_first(&t, "vdb-12");
+	assert_non_null(m);
+	assert_string_equal(m->path, "/var/lib/my data");
+	assert_string_equal(m->fstype, "ext4");
+	assert_string_equal(m->source, "/dev/vdb");
+	m = jt_mounts_first(&t, "dm-0-8");
+	assert_non_null(m);
+	assert_string_equal(m->source, "/dev/mapper/vg-data");
+	assert_null(jt_mounts_first(&t, "vda-8"));
+	assert_null(jt_mounts_first(&t, "vdb"));	/* an external journal's name */
+	jt_mounts_free(&t);
+	/* a line without the separator keeps its mount, type and source empty */
+	assert_int_equal(jt_mounts_parse("34 22 254:1 / /no-sep rw\n", fake_devname, NULL, &t), 0);
+	m = jt_mounts_first(&t, "vda1-8");
+	assert_non_null(m);
+	assert_string_equal(m->fstype, "");
+	assert_string_equal(m->source, "");
+	jt_mounts_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_and_match),
+		cmocka_unit_test(test_first_mount),
 	};
 
 	return cmocka_run_group_tests_name("mounts", tests, NULL, NULL);

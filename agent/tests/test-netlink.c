@@ -46,7 +46,7 @@ static struct nl_msg *record(uint8_t cmd, const char *name, bool with_hist, size
 	return msg;
 }
 
-/* The attributes a module with commit statistics and reclaim limits adds. */
+/* The attributes a module with commit statistics, reclaim limits and logged_blocks adds. */
 static void add_commit_attrs(struct nl_msg *msg)
 {
 	uint64_t hist[JT_HIST_BUCKETS] = { 0 };
@@ -65,6 +65,7 @@ static void add_commit_attrs(struct nl_msg *msg)
 	assert_int_equal(nla_put(msg, JBD2TUNE_ATTR_COMMIT_TIME_HIST, sizeof(hist), hist), 0);
 	assert_int_equal(nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT, 34), 0);
 	assert_int_equal(nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT, 67), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_LOGGED_BLOCKS, 175135), 0);
 }
 
 static void test_full_record(void **state)
@@ -91,7 +92,9 @@ static void test_full_record(void **state)
 	/* an older module: no commit attributes, no limits */
 	assert_false(s.has_commit_stats);
 	assert_false(s.has_reclaim_limits);
+	assert_false(s.has_logged_blocks);
 	assert_true(s.wait[JT_WAIT_COMMIT].waits == 0 && s.reclaim_watermark_max_pct == 0);
+	assert_true(s.logged_blocks == 0);
 	nlmsg_free(msg);
 }
 
@@ -115,6 +118,7 @@ static void test_commit_record(void **state)
 	assert_true(s.wait[JT_WAIT_COMMIT_DURATION].hist[17] == 19);
 	assert_true(s.has_reclaim_limits);
 	assert_true(s.reclaim_watermark_min_pct == 34 && s.reclaim_watermark_max_pct == 67);
+	assert_true(s.has_logged_blocks && s.logged_blocks == 175135);
 	/* the older kinds are untouched by the new ones */
 	assert_true(s.wait[JT_WAIT_SHADOW].waits == 7 && s.wait[JT_WAIT_SHADOW].hist[15] == 7);
 	nlmsg_free(msg);

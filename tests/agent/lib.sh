@@ -38,9 +38,9 @@ fake_journal_old() {
 }
 
 # fake_journal ROOT NAME - a quiet journal group with every file of the
-# current module: also commit waits, commits and the reclaim limits, those 6.1
-# gives this journal (threshold 8192 of 32768 blocks: 25 % + 5 = 30; reach
-# (32767 - 8192 - 32) / 32768 = 74 %)
+# current module: also commit waits, commits, logged_blocks and the reclaim
+# limits, those 6.1 gives this journal (threshold 8192 of 32768 blocks:
+# 25 % + 5 = 30; reach (32767 - 8192 - 32) / 32768 = 74 %)
 fake_journal() {
 	local d=$1/$2
 	fake_journal_old "$1" "$2"
@@ -54,6 +54,15 @@ fake_journal() {
 	echo "$ZERO_HIST" > "$d/commit_time_hist"
 	echo 30 > "$d/reclaim_watermark_min_pct"
 	echo 74 > "$d/reclaim_watermark_max_pct"
+	echo 0 > "$d/logged_blocks"
+}
+
+# add_commits DIR COMMITS BLOCKS - COMMITS more commits that logged BLOCKS
+# blocks in all (logged_blocks first, the count last, as the kernel does)
+add_commits() {
+	local d=$1
+	put "$d/logged_blocks" $(( $(cat "$d/logged_blocks") + $3 ))
+	put "$d/commits" $(( $(cat "$d/commits") + $2 ))
 }
 
 # add_waits DIR KIND COUNT BUCKET - COUNT more waits of KIND

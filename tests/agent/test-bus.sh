@@ -62,7 +62,8 @@ check "$S: introspect of the manager shows the SPEC members" eval '
 	grep -Eq "^\.ListJournals +method +- +a\(sso\) " "$tmp/intro-m" &&
 	grep -Eq "^\.Reload +method +- +- " "$tmp/intro-m" &&
 	grep -Eq "^\.SetMode +method +sss +- " "$tmp/intro-m" &&
-	grep -Eq "^\.Decision +signal +sssss " "$tmp/intro-m"'
+	grep -Eq "^\.Decision +signal +sssss " "$tmp/intro-m" &&
+	grep -Eq "^\.Advice +signal +ss " "$tmp/intro-m"'
 bc introspect org.jbd2tune1 $J/vda_2d8 > "$tmp/intro-j" 2>&1
 sed 's/^/# /' "$tmp/intro-j"
 ok=1
@@ -71,7 +72,8 @@ for p in "Name s" "MountPoint s" "ForceCopy b" "ForceCopyMode s" "ReclaimWaterma
 	"SpaceWaitP99Usec t" "LockedWaitP99Usec t" "ShadowWaits t" "SpaceWaits t" \
 	"LockedWaits t" "LastDecision s" "LastDecisionUsec t" "CommitWaits t" \
 	"CommitWaitP99Usec t" "Commits t" "ReclaimWatermarkMinPct u" "ReclaimWatermarkMaxPct u" \
-	"OutcomeChecks b" "LastOutcome s" "ForceCopyRetryUsec t" "ReclaimRetryUsec t"; do
+	"OutcomeChecks b" "LastOutcome s" "ForceCopyRetryUsec t" "ReclaimRetryUsec t" \
+	"Advice s"; do
 	grep -Eq "^\.${p% *} +property +${p#* } " "$tmp/intro-j" || { echo "# missing $p"; ok=0; }
 done
 check "$S: introspect of a journal shows every SPEC property with its type" [ $ok = 1 ]
@@ -119,6 +121,9 @@ check "$S: ForceCopyRetryUsec, ReclaimRetryUsec 0 without a revert" eval '
 	prop_is $J/vdb_2d12 $JI ForceCopyRetryUsec "t 0" &&
 	prop_is $J/vdb_2d12 $JI ReclaimRetryUsec "t 0"'
 check "$S: LastDecisionUsec 0 before any" prop_is $J/vdb_2d12 $JI LastDecisionUsec 't 0'
+check "$S: Advice empty when none" prop_is $J/vdb_2d12 $JI Advice 's ""'
+check "$S: Advice emits PropertiesChanged" \
+	grep -Eq "^\.Advice +property +s +\"\" +emits-change" "$tmp/intro-j"
 MI=org.jbd2tune1.Manager
 check "$S: Version" prop_is $M $MI Version 's "0.1"'
 check "$S: DryRun" prop_is $M $MI DryRun 'b false'
