@@ -16,6 +16,30 @@ AGENT_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 ZERO_HIST="0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
 
+# test_dir NAME - a private directory $tmp for one test script, removed on
+# exit together with every process the script started (AGENT_PID, BUS_PID,
+# MON_PID, FEED_PID), and the paths the scripts share: $cfs (the fake
+# configfs tree), $log (the agent's log), $J/$JI/$M/$MI (bus names).
+# Call it in the script itself, not in a subshell: it sets the EXIT trap.
+test_dir() {
+	tmp=$(mktemp -d "/tmp/jt-$1.XXXXXX")
+	MON_PID='' FEED_PID=''
+	trap test_dir_cleanup EXIT
+	cfs=$tmp/jbd2
+	log=$tmp/agent.log
+	J=/org/jbd2tune1/journal
+	JI=org.jbd2tune1.Journal
+	M=/org/jbd2tune1
+	MI=org.jbd2tune1.Manager
+}
+
+test_dir_cleanup() {
+	# shellcheck disable=SC2086
+	kill ${FEED_PID:-} ${AGENT_PID:-} ${MON_PID:-} ${BUS_PID:-} 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+
 # fake_journal_old ROOT NAME - a quiet journal group as the module's first
 # release had it: three kinds of wait, no commit statistics, no reclaim limits
 fake_journal_old() {

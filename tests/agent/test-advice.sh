@@ -14,20 +14,7 @@ set -u
 . "$(dirname "$0")/bus-lib.sh"
 S="advice"
 
-tmp=$(mktemp -d /tmp/jt-advice.XXXXXX)
-MON_PID='' FEED_PID=''
-cleanup() {
-	kill $FEED_PID $AGENT_PID $MON_PID $BUS_PID 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cfs=$tmp/jbd2
-log=$tmp/agent.log
-J=/org/jbd2tune1/journal
-JI=org.jbd2tune1.Journal
-M=/org/jbd2tune1
-MI=org.jbd2tune1.Manager
+test_dir advice
 
 # vda-8 is the journal of the ext4 "mounted" on $tmp/mnt
 mkdir -p "$tmp/sysblock" "$tmp/mnt"

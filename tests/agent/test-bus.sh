@@ -9,18 +9,7 @@ set -u
 . "$(dirname "$0")/bus-lib.sh"
 S="bus"
 
-tmp=$(mktemp -d /tmp/jt-bus.XXXXXX)
-MON_PID=
-cleanup() {
-	kill $AGENT_PID $MON_PID $BUS_PID 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cfs=$tmp/jbd2
-log=$tmp/agent.log
-M=/org/jbd2tune1
-J=/org/jbd2tune1/journal
+test_dir bus
 
 mkdir -p "$tmp/sysblock"
 ln -s ../devices/virtual/block/vda "$tmp/sysblock/254:0"

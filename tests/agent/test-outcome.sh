@@ -12,18 +12,7 @@ set -u
 . "$(dirname "$0")/bus-lib.sh"
 S="outcome"
 
-tmp=$(mktemp -d /tmp/jt-outcome.XXXXXX)
-MON_PID= FEED_PID=
-cleanup() {
-	kill $FEED_PID $AGENT_PID $MON_PID $BUS_PID 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cfs=$tmp/jbd2
-log=$tmp/agent.log
-J=/org/jbd2tune1/journal
-JI=org.jbd2tune1.Journal
+test_dir outcome
 echo "# empty" > "$tmp/mountinfo"
 export JBD2_TUNED_MOUNTINFO=$tmp/mountinfo JBD2_TUNED_SYS_DEV_BLOCK=$tmp/sysblock
 
@@ -87,7 +76,7 @@ sleep 2.2			# a whole window of commit waits before the stalls
 touch "$tmp/stalls"
 check "$S: the stalls turn force_copy on" wait_for 5 file_is "$cfs/vda-8/force_copy" 1
 check "$S: commit waits 4x worse: force_copy reverted within a window and a bit" \
-	wait_for 6 grep -q "vda-8: force_copy 1->0 reverted: " "$log"
+	wait_for 12 grep -q "vda-8: force_copy 1->0 reverted: " "$log"
 now_us=$(date +%s%6N)
 retry=$(bc get-property org.jbd2tune1 $J/vda_2d8 $JI ForceCopyRetryUsec)
 echo "# ForceCopyRetryUsec right after the revert: $retry (now $now_us)"
