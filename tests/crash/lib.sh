@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers of the crash tests, sourced in the guest after tests/vm/lib.sh and
+# tests/vm/lib-kmod.sh.
+
+# shellcheck disable=SC2034 # used by the scripts that source this
+CRASH=$PROJECT/tests/crash
+
+# crash_modules on|off - load our jbd2 with the knobs as module defaults
+# (on: force_copy_default=1 reclaim_watermark_pct_default=50, off: both 0)
+# before anything mounts ext4, then ext4, configfs and the dm targets
+crash_modules() {
+	local fc=0 wm=0 m
+	[ "$1" = on ] && { fc=1; wm=50; }
+	grep -q '^jbd2 ' /proc/modules && fail "jbd2 is loaded before the test set its parameters"
+	run_ok "modprobe jbd2" modprobe jbd2 force_copy_default=$fc reclaim_watermark_pct_default=$wm
+	assert_eq "jbd2 force_copy_default" "$fc" "$(cat "$PARAMS/force_copy_default")"
+	assert_eq "jbd2 reclaim_watermark_pct_default" "$wm" "$(cat "$PARAMS/reclaim_watermark_pct_default")"
+	kmod_setup
+	for m in dm-log-writes dm-snapshot dm-flakey; do
+		modprobe "$m" || fail "modprobe $m (is the VM module tree stale? tests/crash/run completes it)"
+	done
+}
+
+# crash_knobs JOURNAL on|off - the journal's configfs group shows the knobs
+# in force: force_copy, and a watermark inside the journal's accepted range
+# (a default outside it would be clamped where it is used)
+crash_knobs() {
+	local j=$1 fc=0 wm=0 lo hi
+	[ "$2" = on ] && { fc=1; wm=50; }
+	assert_eq "$j force_copy" "$fc" "$(jattr "$j" force_copy)"
+	assert_eq "$j reclaim_watermark_pct" "$wm" "$(jattr "$j" reclaim_watermark_pct)"
+	lo=$(jattr "$j" reclaim_watermark_min_pct)
+	hi=$(jattr "$j" reclaim_watermark_max_pct)
+	if [ "$wm" != 0 ]; then
+		assert_cmp "$j watermark $wm >= reclaim_watermark_min_pct (not clamped)" "$wm" -ge "$lo"
+		assert_cmp "$j watermark $wm <= reclaim_watermark_max_pct (not clamped)" "$wm" -le "$hi"
+	fi
+	echo "knobs of $j: force_copy=$fc reclaim_watermark_pct=$wm (accepted range $lo..$hi), log_blocks $(jattr "$j" log_blocks)"
+}
+
+# crash_figures JOURNAL - the journal's counters the reports quote, as
+# name=value words
+crash_figures() {
+	local f
+	for f in commits logged_blocks log_blocks copyouts_forced reclaim_runs \
+		reclaim_blocks space_waits shadow_waits; do
+		printf '%s=%s ' "$f" "$(jattr "$1" "$f")"
+	done
+}
+
+# fig WORDS NAME - one value out of crash_figures' words
+fig() {
+	echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# crash_journal_checks FIGURES on|off - what the run must have exercised:
+# the log wrapped (more blocks logged than it holds), and with the knobs on
+# forced copy-outs and background reclaim runs; off, neither
+crash_journal_checks() {
+	local f=$1
+	assert_cmp "log wrapped: logged_blocks > log_blocks" "$(fig "$f" logged_blocks)" -gt "$(fig "$f" log_blocks)"
+	if [ "$2" = on ]; then
+		assert_cmp "background reclaim ran (reclaim_runs)" "$(fig "$f" reclaim_runs)" -gt 0
+		assert_cmp "forced copy-outs" "$(fig "$f" copyouts_forced)" -gt 0
+	else
+		assert_eq "control: reclaim_runs" 0 "$(fig "$f" reclaim_runs)"
+		assert_eq "control: copyouts_forced" 0 "$(fig "$f" copyouts_forced)"
+	fi
+}
