@@ -6,7 +6,7 @@
 KSERIES ?= 6.1
 export KSERIES
 
-.PHONY: all kmod agent check demo bench crash deb clean install deps
+.PHONY: all kmod agent check check-debug demo bench crash fstests deb clean install deps
 
 all: kmod agent
 
@@ -20,6 +20,11 @@ agent:
 check:
 	tests/check
 
+# the VM suite on the 6.1 debug kernel (lockdep, KASAN, kmemleak, fault
+# injection): outside check, slow (Documentation/kmod-maintainer.md)
+check-debug:
+	tests/check-debug
+
 demo:
 	@if [ -x bench/demo ]; then bench/demo; \
 	else echo "make demo: not built yet (the demo issue adds bench/demo)" >&2; false; fi
@@ -32,6 +37,11 @@ bench:
 # knobs off and on: outside check (tests/crash/README)
 crash:
 	tests/crash/run
+
+# fstests' journal tests, stock jbd2 vs ours with every knob on; FSTESTS=DIR
+# is a built fstests tree (tests/fstests/get-fstests DIR makes one)
+fstests:
+	tests/fstests/run $(if $(FSTESTS),--fstests $(FSTESTS))
 
 # the Debian packages, into build/deb/ (debian/)
 deb:
