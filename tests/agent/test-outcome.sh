@@ -98,11 +98,11 @@ check "$S: the stalls go on, but turning force_copy on is held back, said once" 
 
 # --- after the back-off: tried again, reverted again, back-off doubled -------
 check "$S: after the 3 s back-off force_copy is tried again" \
-	wait_for 6 eval '[ "$(grep -c "vda-8: force_copy 0->1: shadow-wait" "$log")" = 2 ]'
+	wait_for 12 eval '[ "$(grep -c "vda-8: force_copy 0->1: shadow-wait" "$log")" = 2 ]'
 check "$S: ... reverted again, and the back-off doubles to 6 s" \
-	wait_for 6 grep -q "vda-8: force_copy 1->0 reverted: .*; not tried again for 6 s$" "$log"
+	wait_for 12 grep -q "vda-8: force_copy 1->0 reverted: .*; not tried again for 6 s$" "$log"
 held_notes() { [ "$(grep -c "vda-8: force_copy stays 0: turning it on was reverted" "$log")" = "$1" ]; }
-check "$S: the hold-back is said once per back-off" eval 'wait_for 3 held_notes 2 && sleep 1 && held_notes 2'
+check "$S: the hold-back is said once per back-off" eval 'wait_for 6 held_notes 2 && sleep 1 && held_notes 2'
 kill $FEED_PID; wait $FEED_PID 2>/dev/null; FEED_PID=
 sleep 0.3
 kill $MON_PID; wait $MON_PID 2>/dev/null; MON_PID=
