@@ -73,3 +73,16 @@ prop_is() {
 	got=$(bc get-property org.jbd2tune1 "$1" "$2" "$3" 2>&1)
 	[ "$got" = "$4" ] || { echo "# $3: got '$got', want '$4'"; return 1; }
 }
+
+# start_watched_agent POLICY - a private bus in $tmp/bus, jbd2-tuned on it
+# with POLICY on the fake configfs tree $cfs (no netlink), logging to $log,
+# and `busctl monitor` of its name into $tmp/monitor (MON_PID).  A bus that
+# does not start fails the suite's script at once.
+start_watched_agent() {
+	mkdir -p "$tmp/bus"
+	start_bus "$tmp/bus" || { result FAIL "$JT_SUITE: $S: private dbus-daemon starts"; exit 1; }
+	start_agent "$log" --config "$1" --configfs-root "$cfs" --no-netlink --bus "$BUS_ADDR"
+	wait_for 5 bc status org.jbd2tune1 > /dev/null 2>&1
+	busctl --address="$BUS_ADDR" monitor org.jbd2tune1 > "$tmp/monitor" 2>&1 &
+	MON_PID=$!
+}

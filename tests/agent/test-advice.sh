@@ -51,12 +51,7 @@ feed() {
 	done
 }
 
-mkdir -p "$tmp/bus"
-start_bus "$tmp/bus" || { result FAIL "$JT_SUITE: $S: private dbus-daemon starts"; exit 1; }
-start_agent "$log" --config "$tmp/p.conf" --configfs-root "$cfs" --no-netlink --bus "$BUS_ADDR"
-wait_for 5 bc status org.jbd2tune1 > /dev/null 2>&1
-busctl --address="$BUS_ADDR" monitor org.jbd2tune1 > "$tmp/monitor" 2>&1 &
-MON_PID=$!
+start_watched_agent "$tmp/p.conf"
 sleep 0.5
 check "$S: Advice is empty before any" prop_is $J/vda_2d8 $JI Advice 's ""'
 feed &
