@@ -62,7 +62,7 @@ def main():
                    "dirs", "removals", "lost", "wrong", "aborted", "umount", "e2fsck",
                    "VM s"]]
         for r in runs:
-            d = os.path.join(outdir, "%s-%s-ours" % (r, s))
+            d = os.path.join(outdir, "%s-%s-%s" % (r, s, "stock" if r.endswith("-stock") else "ours"))
             st, secs = status.get("%s-%s" % (r, s), ("?", 0))
             if "flakey" in r:
                 f = load(os.path.join(d, "flakey-result.json"))
@@ -81,6 +81,8 @@ def main():
             p = load(os.path.join(d, "replay-result.json"))
             knobs = w.get("knobs", "?") + ("" if w.get("break", "none") == "none"
                                            else " (broken: %s)" % w["break"])
+            if r.endswith("-stock"):
+                knobs = "stock jbd2"
             if p is None:
                 missing += 1
                 replay.append([r, knobs, "no result (%s)" % st] + [""] * 11 + [secs])
