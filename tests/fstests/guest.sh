@@ -13,7 +13,8 @@
 # Settings (exported by the wrapper tests/fstests/run writes):
 #   FSTESTS_DIR    a built fstests tree (seen through the host's root)
 #   FSTESTS_TESTS  the tests, e.g. "generic/001 ext4/001"
-#   FSTESTS_MKFS_OPTIONS  MKFS_OPTIONS for fstests (default: none)
+#   FSTESTS_MKFS_OPTIONS  mke2fs options of TEST_DEV and fstests' MKFS_OPTIONS
+#                  (default: none)
 # Exit status 0 when ./check ran to its end and, with our jbd2, every
 # journal had the knobs on; the tests' own results are compared on the host.
 # vm-disk: 4G
@@ -60,7 +61,8 @@ id fsgqa2 >/dev/null 2>&1 || run_ok "useradd fsgqa2" useradd fsgqa2
 getent group fsgqa >/dev/null || run_ok "groupadd fsgqa" groupadd fsgqa
 
 mkdir -p /mnt/test /mnt/scratch
-mkfs.ext4 -q -F /dev/vda || fail "mkfs.ext4 /dev/vda"
+# shellcheck disable=SC2086 # options are words
+mkfs.ext4 -q -F ${FSTESTS_MKFS_OPTIONS:-} /dev/vda || fail "mkfs.ext4 /dev/vda"
 if [ "$FLAVOUR" = ours ]; then
 	run_ok "mount test fs" mount -t ext4 /dev/vda /mnt/test
 	j=$(journal_name /dev/vda)
