@@ -313,6 +313,7 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 		const struct jt_knob_state *ks = &j->state.knob[d->knob];
 		uint64_t mono = now_us(CLOCK_MONOTONIC);
 
+		j->reverts[d->knob]++;
 		/* the policy's clock is the sample's (monotonic): turn its deadline into wall time */
 		j->retry_realtime_us[d->knob] = now_us(CLOCK_REALTIME) +
 			(ks->blocked_until_us > mono ? ks->blocked_until_us - mono : 0);

@@ -37,6 +37,7 @@ struct jt_journal {
 	char last_outcome[JT_REASON_MAX + 96];	/* last verdict on a change, for the bus */
 	/* after a revert: when its change may be tried again, CLOCK_REALTIME us; 0 = none */
 	uint64_t retry_realtime_us[JT_KNOBS];
+	unsigned long reverts[JT_KNOBS];	/* changes undone by the outcome check */
 	struct jt_advice_state advice_state;
 	char advice[JT_ADVICE_MAX];		/* the standing advice, "" = none (bus: Advice) */
 	char advice_device[JT_NAME_MAX + 8];	/* "/dev/" + the name's device part */

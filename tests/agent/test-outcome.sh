@@ -25,6 +25,7 @@ put "$cfs/vdc-3/reclaim_watermark_min_pct" 30
 put "$cfs/vdc-3/reclaim_watermark_max_pct" 45
 write_policy "$tmp/p.conf" "outcome_backoff_s = 3" \
 	"[journal vdb-12]" "reclaim = auto" "[journal vdc-3]" "reclaim = auto"
+sed -i "s|^\[agent\]|[agent]\nmetrics_file = $tmp/metrics.prom|" "$tmp/p.conf"
 
 # The load: 3 commit waits every 100 ms in [32, 64) ms while force_copy is
 # off, 4x longer ([128, 256) ms) while it is on; once $tmp/stalls exists,
@@ -98,6 +99,13 @@ check "$S: ... reverted again, and the back-off doubles to 6 s" \
 	wait_for 12 grep -q "vda-8: force_copy 1->0 reverted: .*; not tried again for 6 s$" "$log"
 held_notes() { [ "$(grep -c "vda-8: force_copy stays 0: turning it on was reverted" "$log")" = "$1" ]; }
 check "$S: the hold-back is said once per back-off" eval 'wait_for 6 held_notes 2 && sleep 1 && held_notes 2'
+retry=$(bc get-property org.jbd2tune1 $J/vda_2d8 $JI ForceCopyRetryUsec)
+check "$S: the metrics file counts both reverts of force_copy, none of reclaim" eval '
+	grep -q "^jbd2_tuned_reverts_total{journal=\"vda-8\",knob=\"force_copy\"} 2$" "$tmp/metrics.prom" &&
+	grep -q "^jbd2_tuned_reverts_total{journal=\"vda-8\",knob=\"reclaim\"} 0$" "$tmp/metrics.prom"'
+check "$S: ... and the retry time is ForceCopyRetryUsec, in seconds" eval '
+	retry=${retry#t }
+	grep -q "^jbd2_tuned_retry_after_timestamp_seconds{journal=\"vda-8\",knob=\"force_copy\"} $(((retry + 500000) / 1000000))$" "$tmp/metrics.prom"'
 kill $FEED_PID; wait $FEED_PID 2>/dev/null; FEED_PID=
 sleep 0.3
 kill $MON_PID; wait $MON_PID 2>/dev/null; MON_PID=
