@@ -15,13 +15,19 @@
 # watermark 0), every accepted watermark in steps of 10 from the journal's
 # reclaim_watermark_min_pct to its reclaim_watermark_max_pct (both ends
 # included), and auto (jbd2-tuned with the shipped policy).
+# BENCH_SETTINGS narrows the settings (a space-separated subset, "stock"
+# first; for looking at one setting closely, not for the table).
 # Rounds: BENCH_ROUNDS (2); each round runs every load under every setting,
 # in an order rotated by the round, so drift of the VM shows as spread,
 # not as a bias of one setting.
 #
 # Writes $OUT/reclaim.tsv: round load setting watermark wall_s files
 # space_waits space_wait_p99_us reclaim_runs kworker_cpu_pct vm_cpu_pct
-# ("-" where the stock module has no figure).
+# agent_cpu_s commits commit_ms commit_wait_ms ("-" where the stock module
+# or a setting has no figure; agent_cpu_s is jbd2-tuned's own utime + stime
+# over the load, auto only; commit_ms and commit_wait_ms are the totals of
+# commit_time_us and commit_wait_us: what the commits took and what the
+# fsync'ing tasks waited for them).
 # vm-disk: 256M
 # vm-memory: 2048
 # vm-timeout: 5400
@@ -60,6 +66,15 @@ use_jbd2() {
 	[ "$1" = stock ] || mount_configfs
 	CUR=$1
 	log "jbd2: $1 (module taint '$(cat /sys/module/jbd2/taint)')"
+}
+
+# pid_ticks PID - utime + stime of process PID, in clock ticks
+pid_ticks() {
+	local s
+	s=$(cat "/proc/$1/stat") || fail "no process $1"
+	s=${s##*) }
+	set -- $s
+	echo $((${12} + ${13}))
 }
 
 # cpu_ticks - "kworker_ticks vm_busy_ticks": utime+stime of every kworker
@@ -127,7 +142,8 @@ run_load() {
 # one ROUND LOAD SETTING - one measured run on a fresh file system
 one() {
 	local round=$1 load=$2 setting=$3 j wm=- t0 t1 c0 c1 files wall
-	local waits=- p99=- runs=- kw vm
+	local waits=- p99=- runs=- kw vm a0=- a1 agent=-
+	local commits=- commit_ms=- cwait_ms=-
 	case $setting in stock) use_jbd2 stock ;; *) use_jbd2 ours ;; esac
 	j=$(fresh_ext4 "$DEV" "$MNT" -J size=4) || exit 1
 	case $setting in
@@ -139,15 +155,23 @@ one() {
 	[ "$wm" = - ] || jset "$j" reclaim_watermark_pct "$wm"
 	sync
 	read -r c0 vm0 <<< "$(cpu_ticks)"
+	[ "$setting" = auto ] && a0=$(pid_ticks "$DEMO_AGENT_PID")
 	mkdir "$MNT/x"
 	t0=$(date +%s.%N)
 	files=$(run_load "$load" "$MNT/x") || exit 1
 	t1=$(date +%s.%N)
 	read -r c1 vm1 <<< "$(cpu_ticks)"
+	if [ "$a0" != - ]; then
+		a1=$(pid_ticks "$DEMO_AGENT_PID")
+		agent=$(echo "scale=2; ($a1 - $a0) / $(getconf CLK_TCK)" | bc)
+	fi
 	if [ "$setting" != stock ]; then
 		waits=$(jattr "$j" space_waits)
 		p99=$(p99_us "$j")
 		runs=$(jattr "$j" reclaim_runs)
+		commits=$(jattr "$j" commits)
+		commit_ms=$(($(jattr "$j" commit_time_us) / 1000))
+		cwait_ms=$(($(jattr "$j" commit_wait_us) / 1000))
 		[ "$setting" = auto ] && wm=$(jattr "$j" reclaim_watermark_pct)
 	fi
 	[ "$setting" = auto ] && demo_agent_stop
@@ -158,8 +182,10 @@ hz = os.sysconf('SC_CLK_TCK'); w = float(sys.argv[1])
 print('%.2f %.1f' % (100.0 * (int(sys.argv[3]) - int(sys.argv[2])) / hz / w,
                      100.0 * (int(sys.argv[5]) - int(sys.argv[4])) / hz / w))
 " "$wall" "$c0" "$c1" "$vm0" "$vm1")"
-	printf '%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$load" \
-		"$setting" "$wm" "$wall" "$files" "$waits" "$p99" "$runs" "$kw" "$vm" | tee -a "$TSV"
+	printf '%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+		"$round" "$load" "$setting" "$wm" "$wall" "$files" "$waits" "$p99" \
+		"$runs" "$kw" "$vm" "$agent" "$commits" "$commit_ms" "$cwait_ms" |
+		tee -a "$TSV"
 	umount "$MNT" || fail "umount $MNT"
 }
 
@@ -176,10 +202,10 @@ if hi not in s: s.append(hi)
 print(' '.join(map(str, s)))")
 log "journal of $log_blocks blocks; accepted watermarks $wmin..$wmax; steps: $steps"
 echo "# $KSERIES $KABI log_blocks=$log_blocks watermark_range=$wmin..$wmax steps=$steps" > "$TSV"
-echo "# round load setting watermark wall_s files space_waits space_wait_p99_us reclaim_runs kworker_cpu_pct vm_cpu_pct" >> "$TSV"
+echo "# round load setting watermark wall_s files space_waits space_wait_p99_us reclaim_runs kworker_cpu_pct vm_cpu_pct agent_cpu_s commits commit_ms commit_wait_ms" >> "$TSV"
 
 loads=${BENCH_LOADS:-"storm-1 storm-4 storm-16 fsmark-3 fsmark-6"}
-settings="stock off $steps auto"
+settings=${BENCH_SETTINGS:-"stock off $steps auto"}
 for round in $(seq 1 "$ROUNDS"); do
 	for load in $loads; do
 		# rotate the order of the settings by the round; stock stays
