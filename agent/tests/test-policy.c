@@ -175,22 +175,26 @@ static const struct scenario scenarios[] = {
 		{ 1, 0, 0, 0, 0, 0, 0, "" },
 		{ 2, 0, 0, 0, 1, 0, 0, "RELEASE force_copy" },
 		{ -1 } } },
-	{ "reclaim auto: start, raise per interval, cap, lower after quiet window", RC_AUTO, false, 0, 0, {
-		{ 1, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 0->25" },
-		{ 2, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 25->30" },
-		{ 2.5, 0, 0, 3, KEEP, KEEP, 0, "" },		/* one change per interval */
-		{ 3, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 30->35" },
-		{ 4, 0, 0, 3, KEEP, KEEP, 0, "" },		/* at reclaim_max_pct */
-		{ 5, 0, 0, 0, KEEP, KEEP, 0, "" },
-		{ 6, 0, 0, 0, KEEP, KEEP, 0, "" },		/* the waits at 4 s are in the window */
-		{ 7, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 35->30" },	/* 3 s quiet */
-		{ 9, 0, 0, 0, KEEP, KEEP, 0, "" },		/* quiet, but 2 s since the change */
-		{ 10, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 30->25" },
-		{ 13, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 25->20" },
-		{ 16, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 20->15" },
-		{ 19, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 15->10" },
-		{ 22, 0, 0, 0, KEEP, KEEP, 0, "" },		/* at reclaim_min_pct */
-		{ 23, 0, 0, 1, KEEP, KEEP, 0, "SET reclaim 10->15" },
+	{ "reclaim auto: off until a space wait, start, raise per interval, cap, lower after quiet window",
+	  RC_AUTO, false, 0, 0, {
+		{ 1, 0, 0, 0, KEEP, KEEP, 0, "" },		/* off, nothing waits: stays off */
+		{ 4, 0, 0, 0, KEEP, KEEP, 0, "" },		/* a whole quiet window: still off */
+		{ 5, 0, 0, 2, KEEP, KEEP, 0, "SET reclaim 0->25", 0, 0,
+		  "2 foreground log-space waits in 4 s (p99 32.6 ms); auto: start at 25 % (range 10..35 %)" },
+		{ 6, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 25->30" },
+		{ 6.5, 0, 0, 3, KEEP, KEEP, 0, "" },		/* one change per interval */
+		{ 7, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 30->35" },
+		{ 8, 0, 0, 3, KEEP, KEEP, 0, "" },		/* at reclaim_max_pct */
+		{ 9, 0, 0, 0, KEEP, KEEP, 0, "" },
+		{ 10, 0, 0, 0, KEEP, KEEP, 0, "" },		/* the waits at 8 s are in the window */
+		{ 11, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 35->30" },	/* 3 s quiet */
+		{ 13, 0, 0, 0, KEEP, KEEP, 0, "" },		/* quiet, but 2 s since the change */
+		{ 14, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 30->25" },
+		{ 17, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 25->20" },
+		{ 20, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 20->15" },
+		{ 23, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 15->10" },
+		{ 26, 0, 0, 0, KEEP, KEEP, 0, "" },		/* at reclaim_min_pct: not off */
+		{ 27, 0, 0, 1, KEEP, KEEP, 0, "SET reclaim 10->15" },
 		{ -1 } } },
 	{ "reclaim auto: a value outside the range is brought back", RC_AUTO, false, 0, 80, {
 		{ 1, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 80->25" },
@@ -358,21 +362,24 @@ static const struct scenario scenarios[] = {
 	/* Reclaim auto clamped into the kernel's limits (6.12: 34..67 %, 6.1: 26..75 %). */
 	{ "reclaim clamp: the shipped 35..70 % under 6.12's 34..67 %: never above 67", RC_SHIPPED,
 	  false, 0, 0, {
-		{ 1, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 0->50", 0, 0,
+		{ 1, 0, 0, 3, KEEP, KEEP, 0, "" },		/* no window before the first sample */
+		{ 2, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 0->50", 0, 0,
+		  "3 foreground log-space waits in 1 s (p99 32.6 ms); "
 		  "auto: start at 50 % (range 35..67 %: policy 35..70 % clamped into the kernel's 34..67 %)" },
-		{ 2, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 50->55" },
-		{ 3, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 55->60" },
-		{ 4, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 60->65" },
-		{ 5, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 65->67" },
-		{ 6, 0, 0, 3, KEEP, KEEP, 0, "" },		/* at the kernel's highest */
-		{ 9, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 67->62" },
+		{ 3, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 50->55" },
+		{ 4, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 55->60" },
+		{ 5, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 60->65" },
+		{ 6, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 65->67" },
+		{ 7, 0, 0, 3, KEEP, KEEP, 0, "" },		/* at the kernel's highest */
+		{ 10, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 67->62" },
 		{ -1 } }, false, 34, 67 },
 	{ "reclaim clamp: a kernel lowest above the policy's lowest is the floor", RC_SHIPPED,
 	  false, 0, 0, {
-		{ 1, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 0->50" },
-		{ 4, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 50->45" },
-		{ 7, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 45->40" },
-		{ 10, 0, 0, 0, KEEP, KEEP, 0, "" },		/* 40, not 35 */
+		{ 1, 0, 0, 0, KEEP, KEEP, 0, "" },
+		{ 2, 0, 0, 1, KEEP, KEEP, 0, "SET reclaim 0->50" },
+		{ 5, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 50->45" },	/* quiet since the start */
+		{ 8, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 45->40" },
+		{ 11, 0, 0, 0, KEEP, KEEP, 0, "" },		/* 40, not 35 */
 		{ -1 } }, false, 40, 60 },
 	{ "reclaim clamp: a found value above the kernel's highest is brought back", RC_SHIPPED,
 	  false, 0, 70, {
@@ -393,13 +400,14 @@ static const struct scenario scenarios[] = {
 		{ -1 } }, false, 0, 0, true },
 	{ "reclaim clamp: limits not reported (older module): the policy's range", RC_SHIPPED,
 	  false, 0, 0, {
-		{ 1, 0, 0, 0, KEEP, KEEP, 0, "SET reclaim 0->50", 0, 0,
-		  "auto: start at 50 % (range 35..70 %)" },
-		{ 2, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 50->55" },
-		{ 3, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 55->60" },
-		{ 4, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 60->65" },
-		{ 5, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 65->70" },
-		{ 6, 0, 0, 3, KEEP, KEEP, 0, "" },
+		{ 1, 0, 0, 0, KEEP, KEEP, 0, "" },
+		{ 2, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 0->50", 0, 0,
+		  "3 foreground log-space waits in 1 s (p99 32.6 ms); auto: start at 50 % (range 35..70 %)" },
+		{ 3, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 50->55" },
+		{ 4, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 55->60" },
+		{ 5, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 60->65" },
+		{ 6, 0, 0, 3, KEEP, KEEP, 0, "SET reclaim 65->70" },
+		{ 7, 0, 0, 3, KEEP, KEEP, 0, "" },
 		{ -1 } }, false, 0, 0 },
 };
 

@@ -56,13 +56,20 @@ check "$S: ... OutcomeChecks is false there and true where commit waits are repo
 	prop_is $J/vda_2d8 $JI OutcomeChecks "b true"'
 check "$S: ... and no reclaim limits: ReclaimWatermarkMinPct reads 0" \
 	prop_is $J/vdb_2d12 $JI ReclaimWatermarkMinPct "u 0"
-check "$S: without reported limits reclaim auto starts at the policy's 50 %" \
+# reclaim auto leaves a journal with no foreground space wait alone
+sleep 2
+check "$S: reclaim auto stays off while no handle waits for log space" eval '
+	file_is "$cfs/vdb-12/reclaim_watermark_pct" 0 && file_is "$cfs/vdc-3/reclaim_watermark_pct" 0 &&
+	! grep -q "reclaim 0->" "$log"'
+add_waits "$cfs/vdb-12" space 2 14
+add_waits "$cfs/vdc-3" space 2 14
+check "$S: after space waits, without reported limits reclaim auto starts at the policy's 50 %" \
 	wait_for 3 file_is "$cfs/vdb-12/reclaim_watermark_pct" 50
 
 # --- the reclaim watermark stays within what the kernel accepts -------------
 check "$S: reclaim auto starts inside the kernel's 30..45 %: 45, not 50" \
 	wait_for 3 file_is "$cfs/vdc-3/reclaim_watermark_pct" 45
-check "$S: ... and says why" grep -q "vdc-3: reclaim 0->45: auto: start at 45 % (range 35..45 %: policy 35..70 % clamped into the kernel's 30..45 %)" "$log"
+check "$S: ... and says why" grep -q "vdc-3: reclaim 0->45: 2 foreground log-space waits in [0-9]* s (p99 [0-9.]* ms); auto: start at 45 % (range 35..45 %: policy 35..70 % clamped into the kernel's 30..45 %)" "$log"
 check "$S: ReclaimWatermarkMinPct and MaxPct show the kernel's limits" eval '
 	prop_is $J/vdc_2d3 $JI ReclaimWatermarkMinPct "u 30" &&
 	prop_is $J/vdc_2d3 $JI ReclaimWatermarkMaxPct "u 45"'

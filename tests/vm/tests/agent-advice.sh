@@ -92,7 +92,7 @@ demo_agent_stop
 kill "$DEMO_MON_PID" 2>/dev/null; wait "$DEMO_MON_PID" 2>/dev/null; DEMO_MON_PID=
 echo "--- agent log ---"; cat "$LOG"; echo "---"
 
-kmax=$(grep -oE "$js: reclaim 0->50: auto: start at 50 % \(range [0-9]+\.\.[0-9]+" "$LOG" |
+kmax=$(grep -oE "$js: reclaim 0->50: (.*; )?auto: start at 50 % \(range [0-9]+\.\.[0-9]+" "$LOG" |
 	sed 's/.*\.\.//')
 [ -n "$kmax" ] || kmax=70
 assert_eq "$js: the watermark at the top of auto's range before the advice" "$kmax" \
