@@ -11,6 +11,12 @@
 #             tasks: BENCH_STORM_FILES files in total, 25 to a directory,
 #             every 5th file fsync'ed (tests/vm/lib-kmod.sh create_storm)
 #   fsmark-S  fs_mark -S 3 and -S 6, 4 threads, 4 KiB files
+#   disk-storm-T  storm-T with half the files on the second disk, whose
+#             writes qemu throttles to 500 a second: TCG's disk is a host
+#             file behind the page cache, so checkpoint I/O costs next to
+#             nothing on it, which hides what a foreground checkpoint
+#             costs a writer on a real disk (and what reclaim's extra
+#             writes cost)
 # Settings: stock (Debian's jbd2.ko, reinserted for the run), off (ours,
 # watermark 0), every accepted watermark in steps of 10 from the journal's
 # reclaim_watermark_min_pct to its reclaim_watermark_max_pct (both ends
@@ -27,8 +33,11 @@
 # or a setting has no figure; agent_cpu_s is jbd2-tuned's own utime + stime
 # over the load, auto only; commit_ms and commit_wait_ms are the totals of
 # commit_time_us and commit_wait_us: what the commits took and what the
-# fsync'ing tasks waited for them).
+# fsync'ing tasks waited for them); dev_write_ios dev_write_kib: the
+# writes the disk received over the load (/sys/block/DEV/stat; the same
+# for stock), the cost on a real disk that TCG's fast one hides.
 # vm-disk: 256M
+# vm-disk: 256M,throttling.iops-write=500
 # vm-memory: 2048
 # vm-timeout: 5400
 source "$PROJECT/tests/vm/lib.sh"
@@ -41,7 +50,7 @@ ROUNDS=${BENCH_ROUNDS:-2}
 STORM_FILES=${BENCH_STORM_FILES:-16000}
 FSMARK_FILES=${BENCH_FSMARK_FILES:-2500}
 STOCK_KO=$PROJECT/build/bench/stock-jbd2-$KABI.ko
-DEV=/dev/vda
+DEV=/dev/vda	# the disk of the load being run (one() sets it)
 MNT=/mnt/b
 TSV=$OUT/reclaim.tsv
 
@@ -66,6 +75,13 @@ use_jbd2() {
 	[ "$1" = stock ] || mount_configfs
 	CUR=$1
 	log "jbd2: $1 (module taint '$(cat /sys/module/jbd2/taint)')"
+}
+
+# dev_writes - "write_ios write_sectors" of $DEV so far
+dev_writes() {
+	local s
+	read -r -a s < "/sys/block/${DEV#/dev/}/stat"
+	echo "${s[4]} ${s[6]}"
 }
 
 # pid_ticks PID - utime + stime of process PID, in clock ticks
@@ -124,9 +140,10 @@ else:
 run_load() {
 	local load=$1 dir=$2 t per
 	case $load in
-	storm-*)
-		t=${load#storm-}
+	storm-* | disk-storm-*)
+		t=${load##*storm-}
 		per=$((STORM_FILES / t))
+		[ "${load%%-*}" = disk ] && per=$((per / 2))
 		create_storm "$dir" "$t" $((per / 25)) 25 5 || fail "storm $t"
 		echo $((t * (per / 25) * 25))
 		;;
@@ -143,8 +160,9 @@ run_load() {
 one() {
 	local round=$1 load=$2 setting=$3 j wm=- t0 t1 c0 c1 files wall
 	local waits=- p99=- runs=- kw vm a0=- a1 agent=-
-	local commits=- commit_ms=- cwait_ms=-
+	local commits=- commit_ms=- cwait_ms=- d0 d1
 	case $setting in stock) use_jbd2 stock ;; *) use_jbd2 ours ;; esac
+	case $load in disk-*) DEV=/dev/vdb ;; *) DEV=/dev/vda ;; esac
 	j=$(fresh_ext4 "$DEV" "$MNT" -J size=4) || exit 1
 	case $setting in
 	stock) ;;
@@ -156,10 +174,13 @@ one() {
 	sync
 	read -r c0 vm0 <<< "$(cpu_ticks)"
 	[ "$setting" = auto ] && a0=$(pid_ticks "$DEMO_AGENT_PID")
+	d0=$(dev_writes)
 	mkdir "$MNT/x"
 	t0=$(date +%s.%N)
 	files=$(run_load "$load" "$MNT/x") || exit 1
 	t1=$(date +%s.%N)
+	sync
+	d1=$(dev_writes)
 	read -r c1 vm1 <<< "$(cpu_ticks)"
 	if [ "$a0" != - ]; then
 		a1=$(pid_ticks "$DEMO_AGENT_PID")
@@ -182,9 +203,10 @@ hz = os.sysconf('SC_CLK_TCK'); w = float(sys.argv[1])
 print('%.2f %.1f' % (100.0 * (int(sys.argv[3]) - int(sys.argv[2])) / hz / w,
                      100.0 * (int(sys.argv[5]) - int(sys.argv[4])) / hz / w))
 " "$wall" "$c0" "$c1" "$vm0" "$vm1")"
-	printf '%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+	printf '%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
 		"$round" "$load" "$setting" "$wm" "$wall" "$files" "$waits" "$p99" \
-		"$runs" "$kw" "$vm" "$agent" "$commits" "$commit_ms" "$cwait_ms" |
+		"$runs" "$kw" "$vm" "$agent" "$commits" "$commit_ms" "$cwait_ms" \
+		$(( ${d1% *} - ${d0% *} )) $(( (${d1#* } - ${d0#* }) / 2 )) |
 		tee -a "$TSV"
 	umount "$MNT" || fail "umount $MNT"
 }
@@ -202,9 +224,9 @@ if hi not in s: s.append(hi)
 print(' '.join(map(str, s)))")
 log "journal of $log_blocks blocks; accepted watermarks $wmin..$wmax; steps: $steps"
 echo "# $KSERIES $KABI log_blocks=$log_blocks watermark_range=$wmin..$wmax steps=$steps" > "$TSV"
-echo "# round load setting watermark wall_s files space_waits space_wait_p99_us reclaim_runs kworker_cpu_pct vm_cpu_pct agent_cpu_s commits commit_ms commit_wait_ms" >> "$TSV"
+echo "# round load setting watermark wall_s files space_waits space_wait_p99_us reclaim_runs kworker_cpu_pct vm_cpu_pct agent_cpu_s commits commit_ms commit_wait_ms dev_write_ios dev_write_kib" >> "$TSV"
 
-loads=${BENCH_LOADS:-"storm-1 storm-4 storm-16 fsmark-3 fsmark-6"}
+loads=${BENCH_LOADS:-"storm-1 storm-4 storm-16 fsmark-3 fsmark-6 disk-storm-1 disk-storm-4"}
 settings=${BENCH_SETTINGS:-"stock off $steps auto"}
 for round in $(seq 1 "$ROUNDS"); do
 	for load in $loads; do
