@@ -62,7 +62,7 @@ def main():
     for x in ("dm", "dev", "mnt", "records", "outdir", "journal"):
         ap.add_argument(x)
     ap.add_argument("--writers", type=int, default=4)
-    ap.add_argument("--noise", type=int, default=1000)
+    ap.add_argument("--noise", type=int, default=200)
     ap.add_argument("--warm-ops", type=int, default=25)
     ap.add_argument("--drop-seconds", type=float, default=3)
     ap.add_argument("--break", dest="brk", choices=["nofsync", "hash"])

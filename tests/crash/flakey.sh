@@ -20,7 +20,7 @@ source "$PROJECT/tests/crash/lib.sh"
 
 KNOBS=${CRASH_KNOBS:-on}
 WRITERS=${CRASH_WRITERS:-4}
-NOISE=${CRASH_NOISE:-1000}
+NOISE=${CRASH_NOISE:-200}
 BREAK=${CRASH_BREAK:-}
 
 crash_modules "$KNOBS"

@@ -117,7 +117,17 @@ class Replay:
         self.cows = a.cow.split(",")
         self.res = {"label": a.label, "entries": len(entries),
                     "writes": sum(1 for e in entries if e[2] and not e[3] & (MARK | DISCARD)),
-                    "marks": sum(1 for e in entries if e[4]), "points": 0,
+                    "marks": sum(1 for e in entries if e[4]),
+                    # what the points are: data-less flushes (dm splits a
+                    # PREFLUSH write into an empty flush, which keeps the
+                    # write's FUA flag, and the write with FUA alone), FUA
+                    # writes (logged when they complete, ahead of writes
+                    # that completed earlier but wait for a flush), and
+                    # discards (replayed as zeros; ext4 here issues none)
+                    "kinds": {k: sum(1 for i in points if self.kind(entries[i][3]) == k)
+                              for k in ("flush", "flush+fua", "fua")},
+                    "discards": sum(1 for e in entries if e[3] & DISCARD),
+                    "points": 0,
                     "recovered": 0, "fsck_errors": 0, "mount_failures": 0,
                     "files_checked": 0, "dirs_checked": 0, "absent_checked": 0,
                     "distinct_files": 0, "lost": 0, "wrong": 0, "bad_points": 0,
@@ -127,6 +137,10 @@ class Replay:
         self.failed = []
         os.makedirs(os.path.join(a.outdir, "replay-fsck"), exist_ok=True)
         self.plog = open(os.path.join(a.outdir, "replay-points.txt"), "w")
+
+    @staticmethod
+    def kind(flags):
+        return "+".join(k for k, f in (("flush", FLUSH), ("fua", FUA)) if flags & f)
 
     def run(self):
         a = self.a
@@ -282,8 +296,7 @@ class Replay:
         res["files_checked"] += c["files"]
         res["dirs_checked"] += c["dirs"]
         res["absent_checked"] += c["absent"]
-        flags = self.entries[p["E"]][3]
-        kind = "+".join(k for k, f in (("flush", FLUSH), ("fua", FUA)) if flags & f)
+        kind = self.kind(self.entries[p["E"]][3])
         cut = p["cut"]
         line = "point %d entry %d %s%s ops %s files %d dirs %d absent %d fsck %d %s" % (
             p["pn"], p["E"], kind, " recovery" if p["recover"] else "",
@@ -329,9 +342,12 @@ def main():
     points = [i for i, e in enumerate(entries) if e[3] & (FLUSH | FUA)]
     if a.max_points and len(points) > a.max_points:
         points = points[:a.max_points]
-    print("log: %d entries (%d marks, %d flush/FUA), sector size %d; %d writers, "
-          "%d records; %.1fs to read"
-          % (len(entries), len(mark_at), len(points), ss, len(recs),
+    print("log: %d entries (%d marks, %d flush/FUA: %s; %d discards), sector size %d; "
+          "%d writers, %d records; %.1fs to read"
+          % (len(entries), len(mark_at), len(points),
+             ", ".join("%s %d" % (k, sum(1 for i in points if Replay.kind(entries[i][3]) == k))
+                       for k in ("flush", "flush+fua", "fua")),
+             sum(1 for e in entries if e[3] & DISCARD), ss, len(recs),
              sum(len(x) for x in recs.values()), time.monotonic() - t0), flush=True)
     if missing:
         raise SystemExit("records whose mark is not in the log: %s" % missing[:5])

@@ -7,8 +7,9 @@
 # off: the control), so the journal has them from its mount on.  A 64 MB
 # ext4 with a 4 MiB journal (-J size=4) on dm-log-writes (vda, log on vdb)
 # takes workload.py: CRASH_WRITERS writers of CRASH_OPS fsync'ed operations
-# each, setting a log mark after each, beside a process that keeps dirtying
-# inodes so the log wraps and checkpoints (background reclaim) run.  Then
+# each, setting a log mark after each and dirtying CRASH_NOISE (200) shared
+# inode-table blocks before each, never fsync'ed, so the log wraps and
+# checkpoints (background reclaim) run.  Then
 # replay.py replays the log onto a copy of the file system as it was before
 # (vdc) up to every flush and FUA entry and checks each point: mount
 # (journal recovery) on a snapshot, every fsync'ed change present,
@@ -28,7 +29,7 @@ source "$PROJECT/tests/crash/lib.sh"
 KNOBS=${CRASH_KNOBS:-on}
 WRITERS=${CRASH_WRITERS:-4}
 OPS=${CRASH_OPS:-40}
-NOISE=${CRASH_NOISE:-1000}
+NOISE=${CRASH_NOISE:-200}
 SEED=${CRASH_SEED:-crash}
 BREAK=${CRASH_BREAK:-}
 MIN_POINTS=${CRASH_MIN_POINTS:-200}
@@ -48,7 +49,7 @@ j=$(journal_name /dev/mapper/lw)
 [ -n "$j" ] || fail "no journal for /dev/mapper/lw"
 crash_knobs "$j" "$KNOBS"
 
-log "workload: $WRITERS writers x $OPS ops, noise $NOISE inodes${BREAK:+, broken: $BREAK}"
+log "workload: $WRITERS writers x $OPS ops, noise $NOISE inode table blocks${BREAK:+, broken: $BREAK}"
 t0=$(date +%s)
 python3 "$CRASH/workload.py" /mnt/a /tmp/records --writers "$WRITERS" --ops "$OPS" \
 	--seed "$SEED" --mark lw --noise "$NOISE" ${BREAK:+--break "$BREAK"} || fail "workload"

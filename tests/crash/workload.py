@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """The crash tests' load: writer processes that create, append, truncate,
 overwrite, rename and remove files and directories, fsync'ing every change
-(files, and the directories whose entries changed), and one process that
-keeps the journal busy without fsync.
+(files, and the directories whose entries changed), and that dirty
+shared inodes they never fsync, to keep the journal busy.
 
   workload.py TOP RECORDS --writers N --ops N [--mark DMNAME] [--seed S]
-          [--noise FILES] [--break nofsync|hash] [--faults]
+          [--noise BLOCKS] [--break nofsync|hash] [--faults]
 
 Each writer works in TOP/w<i>/ and appends to RECORDS/w<i>.jsonl one line
 per operation boundary (format in model.py), only after the fsyncs of the
@@ -17,12 +17,13 @@ point (the dm-flakey test cuts by time).  A writer stops at its first
 error and records it in RECORDS/w<i>.err (time, errno); that fails the
 run unless --faults says the device is made to fail.
 
-The noise process creates FILES empty files in TOP/noise/ and, while the
-writers run, touches them over and over, never fsync'ing: every commit,
-each writer's fsync included, then logs many inode table blocks, so the
-4 MiB log wraps and checkpointing (background reclaim with a watermark)
-runs.  The writers start once its files exist; it stops when they are
-done.
+Before each operation a writer also touches the shared noise inodes,
+one in each of NOISE inode table blocks (TOP/noise/, made first), never
+fsync'ing them: each operation's fsync then commits some NOISE blocks
+beside its own, so the 4 MiB log wraps after a few dozen operations
+whatever the speed of the machine, checkpointing (background reclaim with
+a watermark) runs, and writers change buffers that another writer's
+commit is writing (shadow waits, or forced copies).
 
 --break is for showing that the check fails: "nofsync" leaves out every
 fsync (and still records), "hash" records a wrong hash for every file
@@ -33,7 +34,6 @@ import hashlib
 import json
 import os
 import random
-import signal
 import sys
 import time
 
@@ -282,7 +282,7 @@ class Writer:
         os.write(self.rec, (line + "\n").encode())
         self.k += 1
 
-    def run(self, nops):
+    def run(self, nops, noise):
         self.boundary({}, [self.root])
         os.mkdir(self.p(self.root))
         self.fsync_path(self.root, True)
@@ -291,31 +291,32 @@ class Writer:
         for _ in range(nops):
             op, (dirty, act) = self.choose()
             self.boundary(done, dirty)
+            # dirty the shared noise inodes (never fsync'ed; not in the
+            # records): this operation's fsync commits them too
+            for p in noise:
+                os.utime(p, (self.k, self.k))
             done = act()
         self.boundary(done, [])
 
 
-def noise(top, nfiles, ready, stop):
+def make_noise(top, nblocks):
+    """4 * NBLOCKS empty files in TOP/noise/; returns one of each 4 by
+    inode number: with 256-byte inodes in 1 KiB blocks (this test's
+    mkfs), one per inode table block, so touching them all dirties about
+    NBLOCKS blocks."""
     base = os.path.join(top, "noise")
     os.mkdir(base)
     paths = []
-    for i in range(nfiles):
+    for i in range(4 * nblocks):
         d = os.path.join(base, "d%d" % (i // 200))
         if i % 200 == 0:
             os.mkdir(d)
         p = os.path.join(d, "n%d" % i)
-        os.close(os.open(p, os.O_CREAT | os.O_WRONLY, 0o644))
-        paths.append(p)
-    # one inode from each inode table block in turn: every utime dirties
-    # another block (4 inodes of 256 bytes share a 1 KiB block)
-    paths.sort(key=lambda p: (os.stat(p).st_ino % 4, os.stat(p).st_ino))
-    ready()
-    n = 0
-    while not stop():
-        for p in paths:
-            os.utime(p, (n, n))
-        n += 1
-        time.sleep(0.05)
+        fd = os.open(p, os.O_CREAT | os.O_WRONLY, 0o644)
+        if (os.fstat(fd).st_ino - 1) % 4 == 0:
+            paths.append(p)
+        os.close(fd)
+    return paths
 
 
 def main():
@@ -326,35 +327,20 @@ def main():
     ap.add_argument("--ops", type=int, default=40)
     ap.add_argument("--mark")
     ap.add_argument("--seed", default="crash")
-    ap.add_argument("--noise", type=int, default=1000)
+    ap.add_argument("--noise", type=int, default=200)
     ap.add_argument("--break", dest="brk", choices=["nofsync", "hash"])
     ap.add_argument("--faults", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.records, exist_ok=True)
 
-    # the noise first: the writers start when its files exist
-    npid = 0
-    if a.noise:
-        rfd, wfd = os.pipe()
-        npid = os.fork()
-        if npid == 0:
-            os.close(rfd)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            try:
-                noise(a.top, a.noise, lambda: os.close(wfd), lambda: os.getppid() == 1)
-            except OSError:
-                pass
-            os._exit(0)
-        os.close(wfd)
-        os.read(rfd, 1)
-        os.close(rfd)
+    noise = make_noise(a.top, a.noise) if a.noise else []
     pids = {}
     for w in range(a.writers):
         pid = os.fork()
         if pid == 0:
             rc = 0
             try:
-                Writer(a.top, a.records, w, a.seed, a.mark, a.brk).run(a.ops)
+                Writer(a.top, a.records, w, a.seed, a.mark, a.brk).run(a.ops, noise)
             except OSError as e:
                 with open(os.path.join(a.records, "w%d.err" % w), "w") as f:
                     json.dump({"t": time.monotonic(), "errno": e.errno,
@@ -370,15 +356,9 @@ def main():
     rc = 0
     while pids:
         pid, st = os.wait()
-        if pid in pids:
-            del pids[pid]
-            if os.waitstatus_to_exitcode(st):
-                rc = 1
-        elif pid == npid:
-            npid = 0
-    if npid:
-        os.kill(npid, signal.SIGTERM)
-        os.waitpid(npid, 0)
+        del pids[pid]
+        if os.waitstatus_to_exitcode(st):
+            rc = 1
     sys.exit(rc)
 
 

@@ -6,23 +6,27 @@
 # storm (3 workers, an fsync every 2nd file, old directories removed)
 # keeps the log below the reclaim watermark, set inside the journal's
 # accepted range (reclaim_watermark_min_pct .. _max_pct, a different
-# point each mount and again at random while it runs).  Meanwhile, at
-# once and in loops: syncfs and fsync (commits), fsfreeze -f/-u, mount -o
-# remount,ro and back to rw, force_copy toggled, every configfs file and
-# a netlink dump read; each window ends with an umount while the work may
-# still be queued, then a mount.  Repeated for DURATION seconds (default
-# 180 on a debug kernel, where lockdep sees every lock order taken, 45
-# elsewhere).  Every umount must succeed and leave e2fsck -fn clean; the
-# work must have run (reclaim_runs > 0) and at least one freeze and one
-# read-only remount must have happened, or the race was not run.
+# point each mount and again at random while it runs).  Once the work
+# runs (reclaim_runs > 0, or after STORM_WAIT seconds: a freeze or a
+# read-only remount empties the log, so the storm gets a head start),
+# for WINDOW seconds, at once and in loops: syncfs and fsync (commits),
+# fsfreeze -f/-u, mount -o remount,ro and back to rw, force_copy
+# toggled, every configfs file and a netlink dump read; each window ends
+# with an umount while the work may still be queued, then a mount.
+# Repeated for DURATION seconds, at least twice (defaults: 180, 40 and
+# 150 s on a debug kernel, where lockdep sees every lock order taken; 45,
+# 15 and 60 s elsewhere).  Every umount must succeed and leave e2fsck -fn
+# clean; the work must have run (reclaim_runs > 0) and at least one
+# freeze and one read-only remount must have happened, or the race was
+# not run.
 # vm-disk: 256M
 # vm-timeout: 480
 source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/tests/vm/lib-kmod.sh"
 
 case "$KSERIES" in
-*-debug) DURATION=${DURATION:-180}; WINDOW=${WINDOW:-40} ;;
-*) DURATION=${DURATION:-45}; WINDOW=${WINDOW:-15} ;;
+*-debug) DURATION=${DURATION:-180}; WINDOW=${WINDOW:-40}; STORM_WAIT=${STORM_WAIT:-150} ;;
+*) DURATION=${DURATION:-45}; WINDOW=${WINDOW:-15}; STORM_WAIT=${STORM_WAIT:-60} ;;
 esac
 MNT=/mnt/r
 ST=/tmp/race
@@ -140,19 +144,27 @@ race_remount() {
 	done
 	rm -f $ST/pause
 }
+# (one process each: under TCG a fork per call would starve the storm)
 race_commit() {
+	python3 - $MNT/append $ST/stop <<'PY' &
+import os, random, sys, time
+while not os.path.exists(sys.argv[2]):
+    try:
+        fd = os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o644)
+        try:
+            os.write(fd, b"x" * 4096)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    time.sleep(random.random())
+PY
 	while [ ! -e $ST/stop ]; do
 		if sync -f $MNT 2>/dev/null; then bump syncfs; fi
-		python3 -c 'import os, sys
-try:
-    fd = os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o644)
-    os.write(fd, b"x" * 4096)
-    os.fsync(fd)
-    os.close(fd)
-except OSError:
-    pass' $MNT/append 2>/dev/null
-		rsleep
+		sleep 1.$((RANDOM % 10))
 	done
+	wait
 }
 # knobs of the mounted journal: force_copy flips, the watermark moves
 # inside the range (both may fail with ENOENT/ENODEV once the group goes)
@@ -173,7 +185,7 @@ race_readers() {
 		cat $CFS/*/* > /dev/null 2>&1
 		[ ! -x "$NL" ] || "$NL" dump > /dev/null 2>&1
 		bump reads
-		sleep 0.1
+		sleep 1
 	done
 }
 
@@ -184,7 +196,7 @@ end=$(( $(date +%s) + DURATION ))
 cycle=0 runs=0 blocks=0 commits=0 space_waits=0
 at=(4 0 2 1 3)
 log "race: $DURATION s, windows of $WINDOW s"
-while [ "$(date +%s)" -lt "$end" ] || [ $cycle = 0 ]; do
+while [ "$(date +%s)" -lt "$end" ] || [ $cycle -lt 2 ]; do
 	run_ok "mount (cycle $cycle)" mount -t ext4 /dev/vda $MNT
 	j=$(journal_name /dev/vda)
 	[ -n "$j" ] || fail "no journal for /dev/vda"
@@ -198,6 +210,11 @@ while [ "$(date +%s)" -lt "$end" ] || [ $cycle = 0 ]; do
 	rm -f $ST/stop $ST/pause
 	workers $ST/stop $ST/pause 3 "c$cycle" > $ST/workers.out 2>&1 &
 	wpid=$!
+	for _ in $(seq "$STORM_WAIT"); do
+		[ "$(jattr "$j" reclaim_runs)" = 0 ] || break
+		sleep 1
+	done
+	log "cycle $cycle: racers start at reclaim_runs $(jattr "$j" reclaim_runs)"
 	race_freeze & f1=$!
 	race_remount & f2=$!
 	race_commit & f3=$!
