@@ -1,0 +1,523 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The administrator's path, step by step, as the guest runs it.  tests/system/run
+# sends this file over virtio-serial followed by one boot's list of steps
+# (e.g. "step boot; step apt-install; ..."); systest-driver runs it as root.
+#
+# Every step prints "=== STEP <name>: <what>" first and "=== PASS <name>"
+# or "=== FAIL <name>: <why>" last; the host cuts the output there into one
+# log per step.  The first failure ends the boot (later steps depend on it).
+set -uo pipefail
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 SYSTEMD_PAGER= SYSTEMD_COLORS=0
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+STATE=/var/lib/systest			# kept across boots (on the root disk)
+CFS=/sys/kernel/config/jbd2
+BUS=(busctl --system)
+MGR=(org.jbd2tune1 /org/jbd2tune1 org.jbd2tune1.Manager)
+mkdir -p "$STATE" /run/systest
+
+# fail WHY - end the current step (and the boot) with WHY
+fail() {
+	echo "=== FAIL $CUR_STEP: $*"
+	exit 1
+}
+
+# step NAME - run step_NAME with its markers
+step() {
+	CUR_STEP=$1
+	echo "=== STEP $1: $(declare -f "step_$1" | sed -n 's/^ *: "\(.*\)";$/\1/p' | head -n 1)"
+	local t0=$SECONDS
+	"step_$1" || fail "step_$1 returned $?"
+	echo "=== PASS $1 ($((SECONDS - t0)) s)"
+}
+
+# run CMD... - show a command as the administrator types it, then its output
+run() {
+	echo "# $*"
+	"$@"
+}
+
+# wait_for SECONDS CMD... - until CMD succeeds, at most SECONDS
+wait_for() {
+	local end=$((SECONDS + $1)); shift
+	while :; do
+		"$@" > /dev/null 2>&1 && return 0
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.5
+	done
+}
+
+# obj JOURNAL - its D-Bus object path (vda-8 -> /org/jbd2tune1/journal/vda_2d8)
+obj() {
+	echo "/org/jbd2tune1/journal/$(echo "$1" | sed 's/-/_2d/g')"
+}
+
+# jprop JOURNAL PROPERTY - one property of a journal object, as busctl prints it
+jprop() {
+	"${BUS[@]}" get-property org.jbd2tune1 "$(obj "$1")" org.jbd2tune1.Journal "$2"
+}
+
+# root_journal - the jbd2 journal of the root file system (vda-8)
+root_journal() {
+	local dev
+	dev=$(basename "$(findmnt -no SOURCE /)")
+	ls /proc/fs/jbd2 | grep -m1 "^$dev-"
+}
+
+# has [GREP-OPTION] PATTERN - whether stdin has PATTERN; reads all of it
+# (grep -q stops at the first match, and under pipefail the writer's
+# SIGPIPE would fail the pipeline)
+has() {
+	local in
+	in=$(cat)
+	grep -q "$@" <<< "$in"
+}
+
+# knob JOURNAL FILE - a configfs file of a journal
+knob() {
+	cat "$CFS/$1/$2"
+}
+
+# agent_pid - the service's main process, 0 when none
+agent_pid() {
+	systemctl show -p MainPID --value jbd2-tuned
+}
+
+# ------------------------------------------------------------------ steps
+
+step_boot() {
+	: "systemd is PID 1, / is ext4, the system bus answers"
+	run uname -r
+	[ "$(ps -p 1 -o comm=)" = systemd ] || fail "PID 1 is $(ps -p 1 -o comm=)"
+	run findmnt -no SOURCE,FSTYPE,OPTIONS /
+	[ "$(findmnt -no FSTYPE /)" = ext4 ] || fail "/ is not ext4"
+	# the boot is over when no job but ours (systest-driver) is queued
+	wait_for 120 sh -c '[ -z "$(systemctl list-jobs --no-legend | grep -v systest-driver)" ]' ||
+		echo "(jobs still queued: $(systemctl list-jobs --no-legend | head -n 5))"
+	run systemctl is-system-running || true
+	run systemctl --failed --no-legend
+	run busctl --system list --no-legend --acquired
+	run findmnt -no TARGET,FSTYPE /sys/kernel/config ||
+		fail "configfs is not mounted on /sys/kernel/config"
+	echo "root journal: $(root_journal)"
+	[ -n "$(root_journal)" ] || fail "no jbd2 journal for / in /proc/fs/jbd2"
+}
+
+step_stock_jbd2() {
+	: "the stock jbd2 is loaded (from the initramfs: / is ext4)"
+	local path
+	path=$(modinfo -n jbd2)
+	echo "# modinfo -n jbd2"; echo "$path"
+	case "$path" in
+	/lib/modules/"$(uname -r)"/kernel/fs/jbd2/jbd2.ko*) ;;
+	*) fail "modinfo -n jbd2 is $path, not the stock kernel/fs/jbd2 module" ;;
+	esac
+	[ ! -d "$CFS" ] || fail "$CFS exists: our jbd2 is loaded"
+	echo "taint: '$(cat /sys/module/jbd2/taint)'"
+	[ -z "$(cat /sys/module/jbd2/taint)" ] || fail "jbd2 is tainted (not the stock module)"
+}
+
+step_etc_before() {
+	: "note what /etc holds before the packages (for the purge check)"
+	find /etc | sort > "$STATE/etc-before"
+	wc -l < "$STATE/etc-before"
+}
+
+step_apt_install() {
+	: "apt install ./jbd2-tune-dkms_*.deb ./jbd2-tuned_*.deb (no network)"
+	mkdir -p /root/debs
+	tar -xf /dev/vdc -C /root/debs || fail "no packages on /dev/vdc"
+	cd /root/debs || fail "cd /root/debs"
+	local t0=$SECONDS
+	run apt install -y ./jbd2-tune-dkms_*_all.deb ./jbd2-tuned_*_amd64.deb ||
+		fail "apt install failed"
+	echo "apt install took $((SECONDS - t0)) s"
+	cd /
+	run dpkg -l jbd2-tune-dkms jbd2-tuned
+}
+
+step_dkms_status() {
+	: "dkms status shows jbd2-tune installed for the running kernel"
+	local st
+	st=$(dkms status)
+	echo "# dkms status"; echo "$st"
+	echo "$st" | has "^jbd2-tune/[^,]*, $(uname -r), x86_64: installed" ||
+		fail "dkms status has no 'installed' line for $(uname -r)"
+	run ls -l "/lib/modules/$(uname -r)/updates/dkms/"
+	lsinitramfs "/boot/initrd.img-$(uname -r)" | has 'updates/dkms/jbd2.ko' ||
+		fail "/boot/initrd.img-$(uname -r) does not hold updates/dkms/jbd2.ko"
+	echo "/boot/initrd.img-$(uname -r) holds updates/dkms/jbd2.ko"
+}
+
+step_agent_waits() {
+	: "jbd2-tuned was enabled and started by its package"
+	run systemctl is-enabled jbd2-tuned || fail "jbd2-tuned is not enabled"
+	run systemctl is-active jbd2-tuned || fail "jbd2-tuned is not active"
+}
+
+step_reboot() {
+	: "reboot"
+	echo reboot > /run/systest/next
+	echo "# systemctl reboot  (after this boot's last step)"
+}
+
+step_our_jbd2() {
+	: "modinfo -n jbd2 is the DKMS module in updates/, loaded from the initramfs"
+	local path
+	path=$(modinfo -n jbd2)
+	echo "# modinfo -n jbd2"; echo "$path"
+	# DKMS compresses it the way the kernel's own modules are (6.12: .ko.xz)
+	case "$path" in
+	/lib/modules/"$(uname -r)"/updates/dkms/jbd2.ko|/lib/modules/"$(uname -r)"/updates/dkms/jbd2.ko.[xz]*) ;;
+	*) fail "modinfo -n jbd2 is $path, not updates/dkms/jbd2.ko[.xz|.zst]" ;;
+	esac
+	echo "taint: $(cat /sys/module/jbd2/taint)"
+	grep -q O /sys/module/jbd2/taint || fail "the loaded jbd2 is not out-of-tree (taint)"
+	# srcversion of the loaded module = the file's: the one loaded is ours
+	[ "$(cat /sys/module/jbd2/srcversion)" = "$(modinfo -F srcversion jbd2)" ] ||
+		fail "the loaded jbd2's srcversion is not that of $path"
+	lsinitramfs "/boot/initrd.img-$(uname -r)" | grep 'jbd2.ko' || true
+}
+
+step_root_journal() {
+	: "the root file system's journal has its configfs group"
+	local j
+	j=$(root_journal)
+	run ls "$CFS/"
+	[ -d "$CFS/$j" ] || fail "no $CFS/$j for / ($j)"
+	run grep . "$CFS/$j/force_copy" "$CFS/$j/reclaim_watermark_pct" "$CFS/$j/log_blocks"
+}
+
+step_service() {
+	: "systemctl is-active jbd2-tuned; busctl tree; journalctl start-up line"
+	local j
+	j=$(root_journal)
+	run systemctl is-active jbd2-tuned || fail "jbd2-tuned is not active"
+	wait_for 20 sh -c "busctl --system tree org.jbd2tune1 | grep -q '$(obj "$j")\$'"
+	run busctl --system tree org.jbd2tune1
+	"${BUS[@]}" tree org.jbd2tune1 | has "$(obj "$j")\$" ||
+		fail "busctl tree org.jbd2tune1 has no $(obj "$j")"
+	echo "# busctl tree as user nobody (reading is open to anyone)"
+	runuser -u nobody -- busctl --system tree org.jbd2tune1 | grep "$(obj "$j")\$" ||
+		fail "user nobody cannot list the tree"
+	run journalctl -b -u jbd2-tuned --no-pager -o cat
+	journalctl -b -u jbd2-tuned --no-pager -o cat | has '^started: policy from' ||
+		fail "journalctl -u jbd2-tuned has no 'started: policy from' line"
+}
+
+step_metrics_file() {
+	: "metrics_file in a drop-in, systemctl reload: the agent writes it"
+	mkdir -p /etc/jbd2-tuned.conf.d
+	printf '[agent]\nmetrics_file = /run/jbd2-tuned/jbd2-tuned.prom\n' \
+		> /etc/jbd2-tuned.conf.d/50-metrics.conf
+	run cat /etc/jbd2-tuned.conf.d/50-metrics.conf
+	run systemctl reload jbd2-tuned || fail "systemctl reload failed"
+	wait_for 20 test -s /run/jbd2-tuned/jbd2-tuned.prom ||
+		fail "no /run/jbd2-tuned/jbd2-tuned.prom 20 s after the reload"
+	run ls -l /run/jbd2-tuned/
+}
+
+# load_start - the demo's kind of load on the throttled /dev/vdb: a small
+# journal, an fsync'ing writer of one inode, three tasks changing the
+# inodes beside it (they sleep on the inode table block while the commit
+# writes it: shadow waits) and a 4 MB/s buffered writer whose data each
+# commit carries (dirty data expires after 5 s)
+load_start() {
+	mkfs.ext4 -q -F -J size=16 /dev/vdb || fail "mkfs.ext4 /dev/vdb"
+	mkdir -p /srv/load
+	mount /dev/vdb /srv/load || fail "mount /dev/vdb"
+	sysctl -q -w vm.dirty_expire_centisecs=500 vm.dirty_writeback_centisecs=100
+	rm -f /run/systest/tick; mkfifo /run/systest/tick
+	local i
+	for i in 0 1 2 3; do : > "/srv/load/w$i"; done
+	sync
+	LOAD_PIDS=()
+	(
+		while :; do
+			dd if=/dev/zero of=/srv/load/w0 bs=512 count=1 conv=notrunc,fsync status=none
+		done
+	) & LOAD_PIDS+=($!)
+	for i in 1 2 3; do
+		(
+			exec 9<> /run/systest/tick
+			n=0
+			while :; do
+				echo x >> "/srv/load/w$i"
+				n=$((n + 1))
+				[ $n -lt 4000 ] || { : > "/srv/load/w$i"; n=0; }
+				read -r -t 0.01 -u 9 || true
+			done
+		) & LOAD_PIDS+=($!)
+	done
+	(
+		while :; do
+			dd if=/dev/zero of=/srv/load/big bs=64k count=16 oflag=append \
+				conv=notrunc status=none
+			[ "$(stat -c %s /srv/load/big)" -lt 200000000 ] || : > /srv/load/big
+			sleep 0.25
+		done
+	) & LOAD_PIDS+=($!)
+	echo "load started on /dev/vdb (pids ${LOAD_PIDS[*]})"
+}
+
+load_stop() {
+	[ -n "${LOAD_PIDS:-}" ] || return 0
+	kill "${LOAD_PIDS[@]}" 2> /dev/null
+	wait "${LOAD_PIDS[@]}" 2> /dev/null
+	LOAD_PIDS=()
+	echo "load stopped"
+}
+
+step_knob_write() {
+	: "under the shipped unit the agent turns force_copy on for a stalling journal"
+	local j=vdb-8 t0 i
+	run systemctl show jbd2-tuned -p ProtectSystem -p ProtectKernelTunables \
+		-p ReadWritePaths -p CapabilityBoundingSet -p NoNewPrivileges
+	load_start
+	[ -d "$CFS/$j" ] || fail "no $CFS/$j for /dev/vdb"
+	t0=$SECONDS
+	for ((i = 0; i < 300; i++)); do
+		[ "$(knob $j force_copy)" = 1 ] && break
+		sleep 1
+	done
+	echo "shadow waits: $(knob $j shadow_waits); force_copy: $(knob $j force_copy) after $((SECONDS - t0)) s"
+	[ "$(knob $j force_copy)" = 1 ] || fail "the agent did not turn force_copy on for $j in 300 s"
+	run busctl --system get-property org.jbd2tune1 "$(obj $j)" org.jbd2tune1.Journal ForceCopy
+	[ "$(jprop $j ForceCopy)" = "b true" ] || fail "ForceCopy of $j is $(jprop $j ForceCopy)"
+	run busctl --system get-property org.jbd2tune1 "$(obj $j)" org.jbd2tune1.Journal LastDecision
+	run journalctl -b -u jbd2-tuned --no-pager -o cat --grep "$j: force_copy 0->1"
+}
+
+step_node_exporter() {
+	: "node_exporter on :9100 serves every journal's series"
+	local scrape=/run/systest/scrape.txt j dev bad=0
+	run systemctl is-active prometheus-node-exporter || fail "node_exporter is not active"
+	# the metrics file is rewritten every interval
+	wait_for 30 curl -sf -o "$scrape" http://localhost:9100/metrics ||
+		fail "no answer on http://localhost:9100/metrics"
+	sleep 2
+	curl -sf -o "$scrape" http://localhost:9100/metrics || fail "scrape failed"
+	echo "scraped $(wc -l < "$scrape") lines"
+	grep '^node_textfile_scrape_error' "$scrape"
+	grep -q '^node_textfile_scrape_error 0' "$scrape" ||
+		fail "node_exporter could not read the agent's metrics file"
+	for j in $(ls /proc/fs/jbd2); do
+		dev=${j%-*}
+		echo "journal $j (/proc/fs/jbd2/$j), ext4 $dev (/sys/fs/ext4/$dev):"
+		[ -d "/sys/fs/ext4/$dev" ] || { echo "  no /sys/fs/ext4/$dev"; bad=1; }
+		for m in jbd2_tuned_force_copy jbd2_tuned_reclaim_watermark_pct \
+			jbd2_tuned_free_blocks jbd2_tuned_log_blocks \
+			jbd2_tuned_waits_total jbd2_tuned_commits_total; do
+			if grep -q "^$m{journal=\"$j\"" "$scrape"; then
+				grep -m1 "^$m{journal=\"$j\"" "$scrape" | sed 's/^/  /'
+			else
+				echo "  missing: $m{journal=\"$j\"}"; bad=1
+			fi
+		done
+		if grep -q "^node_filesystem_size_bytes{device=\"/dev/$dev\",fstype=\"ext4\"" "$scrape"; then
+			grep -m1 "^node_filesystem_size_bytes{device=\"/dev/$dev\"" "$scrape" | sed 's/^/  /'
+		else
+			echo "  missing: node_filesystem_size_bytes{device=\"/dev/$dev\",fstype=\"ext4\"}"; bad=1
+		fi
+	done
+	[ $bad = 0 ] || fail "series missing (above)"
+	# for the host's promtool check metrics
+	echo "=== SCRAPE BEGIN"
+	cat "$scrape"
+	echo "=== SCRAPE END"
+}
+
+step_reload_broken() {
+	: "systemctl reload with a broken drop-in: file:line: key: why, the policy stays"
+	local since files_before files_after
+	files_before=$("${BUS[@]}" get-property "${MGR[@]}" PolicyFiles)
+	printf '[defaults]\nforce_copy = sometimes\n' > /etc/jbd2-tuned.conf.d/90-broken.conf
+	run cat /etc/jbd2-tuned.conf.d/90-broken.conf
+	since=$(date '+%Y-%m-%d %H:%M:%S')
+	sleep 1
+	run systemctl reload jbd2-tuned || fail "systemctl reload failed"
+	wait_for 20 sh -c "journalctl -u jbd2-tuned --since '$since' -o cat | grep -q 'keeping the old policy'"
+	run journalctl -u jbd2-tuned --since "$since" --no-pager -o cat
+	journalctl -u jbd2-tuned --since "$since" -o cat |
+		has '/etc/jbd2-tuned.conf.d/90-broken.conf:2: force_copy: ' ||
+		fail "the journal has no '/etc/jbd2-tuned.conf.d/90-broken.conf:2: force_copy: why' line"
+	run systemctl is-active jbd2-tuned || fail "jbd2-tuned is no longer active"
+	files_after=$("${BUS[@]}" get-property "${MGR[@]}" PolicyFiles)
+	echo "PolicyFiles before: $files_before"
+	echo "PolicyFiles after:  $files_after"
+	[ "$files_before" = "$files_after" ] || fail "the running policy changed"
+	journalctl -u jbd2-tuned --since "$since" -o cat | has '^policy reloaded' &&
+		fail "the journal says the policy was reloaded"
+	rm -f /etc/jbd2-tuned.conf.d/90-broken.conf
+	run systemctl reload jbd2-tuned || fail "systemctl reload failed"
+}
+
+step_non_root() {
+	: "user nobody: SetMode is refused (AccessDenied), a knob write too (EACCES)"
+	local j out rc
+	j=$(root_journal)
+	echo "# runuser -u nobody -- busctl call org.jbd2tune1 /org/jbd2tune1 org.jbd2tune1.Manager SetMode sss $j force_copy on"
+	out=$(runuser -u nobody -- busctl --system call "${MGR[@]}" SetMode sss "$j" force_copy on 2>&1)
+	rc=$?
+	echo "$out (exit $rc)"
+	[ $rc != 0 ] || fail "SetMode as nobody succeeded"
+	echo "$out" | has -i 'access denied' || fail "SetMode as nobody failed, but not with AccessDenied"
+	echo "# runuser -u nobody -- sh -c 'echo 1 > $CFS/$j/force_copy'"
+	out=$(runuser -u nobody -- sh -c "echo 1 > $CFS/$j/force_copy" 2>&1)
+	rc=$?
+	echo "$out (exit $rc)"
+	[ $rc != 0 ] || fail "the knob write as nobody succeeded"
+	echo "$out" | has 'Permission denied' || fail "the knob write failed, but not with EACCES"
+	[ "$(knob "$j" force_copy)" = 0 ] || fail "$j force_copy changed"
+}
+
+step_kill_9() {
+	: "kill -9 the agent: systemd restarts it, D-Bus and configfs agree"
+	local pid new j fc prop before after
+	# a knob the agent has set for sure (its own decisions under the load
+	# may have been reverted by now), then no load, so that nothing moves
+	# the knobs in the first window after the restart
+	run busctl --system call "${MGR[@]}" SetMode sss vdb-8 force_copy on ||
+		fail "SetMode vdb-8 force_copy on failed"
+	wait_for 10 sh -c "[ \"\$(cat $CFS/vdb-8/force_copy)\" = 1 ]" ||
+		fail "vdb-8 force_copy did not become 1"
+	load_stop
+	before=$(for j in $(ls "$CFS"); do
+		echo "$j $(knob "$j" force_copy) $(knob "$j" reclaim_watermark_pct)"; done)
+	echo "knobs before: $(echo $before)"
+	pid=$(agent_pid)
+	run kill -9 "$pid"
+	wait_for 30 sh -c "p=\$(systemctl show -p MainPID --value jbd2-tuned); [ \"\$p\" != 0 ] && [ \"\$p\" != $pid ] && systemctl is-active -q jbd2-tuned" ||
+		fail "systemd did not restart jbd2-tuned in 30 s"
+	new=$(agent_pid)
+	echo "restarted: pid $pid -> $new, NRestarts=$(systemctl show -p NRestarts --value jbd2-tuned)"
+	wait_for 20 sh -c "busctl --system tree org.jbd2tune1 | grep -q '$(obj vdb-8)\$'" ||
+		fail "the restarted agent shows no $(obj vdb-8)"
+	sleep 2
+	# nothing restores a killed agent's knobs: what it set stays in force,
+	# and the new process takes every knob as it finds it (and would put
+	# back these values on stop)
+	for j in $(ls "$CFS"); do
+		fc=$(knob "$j" force_copy)
+		prop=$(jprop "$j" ForceCopy)
+		echo "$j: force_copy $fc, ForceCopy $prop, ForceCopyMode $(jprop "$j" ForceCopyMode)," \
+			"reclaim_watermark_pct $(knob "$j" reclaim_watermark_pct), ReclaimWatermarkPct $(jprop "$j" ReclaimWatermarkPct)"
+		[ "$prop" = "b $([ "$fc" = 1 ] && echo true || echo false)" ] ||
+			fail "$j: D-Bus ForceCopy ($prop) is not configfs's force_copy ($fc)"
+		[ "$(jprop "$j" ReclaimWatermarkPct)" = "u $(knob "$j" reclaim_watermark_pct)" ] ||
+			fail "$j: D-Bus ReclaimWatermarkPct is not configfs's"
+		[ "$(jprop "$j" ForceCopyMode)" != 's "manual"' ] ||
+			fail "$j: the restarted agent took force_copy as an administrator's"
+	done
+	after=$(for j in $(ls "$CFS"); do
+		echo "$j $(knob "$j" force_copy) $(knob "$j" reclaim_watermark_pct)"; done)
+	echo "knobs after:  $(echo $after)"
+	[ "$before" = "$after" ] || fail "the knobs changed across the kill and restart"
+	journalctl -b -u jbd2-tuned -o cat | grep -c '^started: policy from' |
+		grep -qx 2 || fail "the journal does not show two starts this boot"
+}
+
+step_stop_restores() {
+	: "SetMode as root writes a knob; systemctl stop puts it back"
+	local j
+	j=$(root_journal)
+	run busctl --system call "${MGR[@]}" SetMode sss "$j" force_copy on ||
+		fail "SetMode as root failed"
+	wait_for 10 sh -c "[ \"\$(cat $CFS/$j/force_copy)\" = 1 ]" || fail "$j force_copy did not become 1"
+	echo "$j force_copy: $(knob "$j" force_copy); vdb-8: $(knob vdb-8 force_copy)"
+	run systemctl stop jbd2-tuned
+	echo "$j force_copy: $(knob "$j" force_copy) (found 0 by this process)"
+	echo "vdb-8 force_copy: $(knob vdb-8 force_copy) (found 1 by this process)"
+	[ "$(knob "$j" force_copy)" = 0 ] || fail "$j force_copy not restored to 0 on stop"
+	[ "$(knob vdb-8 force_copy)" = 1 ] || fail "vdb-8 force_copy not left at its found value 1"
+	run journalctl -b -u jbd2-tuned -n 5 --no-pager -o cat
+	umount /srv/load || fail "umount /srv/load"
+	run systemctl start jbd2-tuned || fail "systemctl start failed"
+}
+
+step_kernel_upgrade() {
+	: "apt install the bookworm-backports 6.12 kernel: DKMS builds for it"
+	local t0=$SECONDS k
+	run apt install -y -t bookworm-backports linux-image-amd64 linux-headers-amd64 \
+		linux-source-6.12 || fail "apt install of the 6.12 kernel failed"
+	echo "apt install took $((SECONDS - t0)) s"
+	k=$(ls /lib/modules | grep '^6\.12\.' | sort -V | tail -n 1)
+	[ -n "$k" ] || fail "no 6.12 kernel in /lib/modules"
+	run dkms status
+	dkms status | has "^jbd2-tune/[^,]*, $k, x86_64: installed" ||
+		fail "dkms status has no 'installed' line for $k"
+	lsinitramfs "/boot/initrd.img-$k" | has 'updates/dkms/jbd2.ko' ||
+		fail "/boot/initrd.img-$k does not hold updates/dkms/jbd2.ko"
+	echo "/boot/initrd.img-$k holds updates/dkms/jbd2.ko"
+}
+
+step_purge() {
+	: "apt purge jbd2-tuned jbd2-tune-dkms: agent stopped with knobs restored, module gone"
+	local j
+	j=$(root_journal)
+	rm -f /etc/jbd2-tuned.conf.d/50-metrics.conf
+	run busctl --system call "${MGR[@]}" SetMode sss "$j" force_copy on || fail "SetMode failed"
+	wait_for 10 sh -c "[ \"\$(cat $CFS/$j/force_copy)\" = 1 ]" || fail "$j force_copy did not become 1"
+	run apt purge -y jbd2-tuned jbd2-tune-dkms || fail "apt purge failed"
+	echo "$j force_copy after the purge: $(knob "$j" force_copy)"
+	[ "$(knob "$j" force_copy)" = 0 ] || fail "removing jbd2-tuned did not restore $j's force_copy"
+	run dkms status
+	! dkms status | has jbd2-tune || fail "dkms still lists jbd2-tune"
+	if ls /lib/modules/*/updates/dkms/jbd2.ko* 2> /dev/null; then
+		fail "a DKMS jbd2.ko is left"
+	fi
+	for k in $(ls /lib/modules); do
+		[ -f "/boot/initrd.img-$k" ] || continue
+		! lsinitramfs "/boot/initrd.img-$k" | has 'updates/dkms/jbd2.ko' ||
+			fail "/boot/initrd.img-$k still holds updates/dkms/jbd2.ko"
+	done
+	echo "no updates/dkms/jbd2.ko in /lib/modules or an initramfs"
+}
+
+step_no_unit() {
+	: "no unit, binary, bus policy or DKMS tree left"
+	local f
+	systemctl cat jbd2-tuned > /dev/null 2>&1 && fail "systemctl still knows jbd2-tuned"
+	run systemctl list-unit-files 'jbd2*' || true
+	for f in /lib/systemd/system/jbd2-tuned.service /usr/sbin/jbd2-tuned \
+		/usr/share/dbus-1/system.d/org.jbd2tune1.conf /var/lib/dkms/jbd2-tune \
+		/run/jbd2-tuned; do
+		[ ! -e "$f" ] || fail "$f is left"
+	done
+	ls -d /usr/src/jbd2-tune-* 2> /dev/null && fail "/usr/src/jbd2-tune-* is left"
+	run busctl --system status org.jbd2tune1 2>&1 | head -n 2 || true
+	echo "nothing of jbd2-tuned or jbd2-tune-dkms is left"
+}
+
+step_etc_clean() {
+	: "nothing under /etc beyond what Debian policy keeps"
+	local f bad=0
+	find /etc | sort > /run/systest/etc-after
+	comm -13 "$STATE/etc-before" /run/systest/etc-after > /run/systest/etc-new
+	# every path some installed package owns (one read, not a dpkg -S per
+	# file: that took minutes under TCG)
+	cat /var/lib/dpkg/info/*.list | sort -u > /run/systest/dpkg-owned
+	echo "new under /etc since before the install:"
+	while read -r f; do
+		case "$f" in
+		*jbd2*) echo "  $f: ours, left by the purge"; bad=1 ;;
+		# update-alternatives' links (the compilers DKMS pulled in)
+		/etc/alternatives/*) echo "  $f: alternatives link" ;;
+		*)
+			if grep -qxF "$f" /run/systest/dpkg-owned; then
+				echo "  $f: a package installed as a dependency (apt purge keeps it)"
+			else
+				echo "  $f: made by a dependency's maintainer scripts"
+			fi ;;
+		esac
+	done < /run/systest/etc-new
+	echo "gone since before: $(comm -23 "$STATE/etc-before" /run/systest/etc-after | tr '\n' ' ')"
+	find /etc -name '*jbd2*' | grep . && bad=1
+	[ $bad = 0 ] || fail "files of ours are left under /etc"
+}
+
+step_poweroff() {
+	: "power off"
+	echo poweroff > /run/systest/next
+}
