@@ -43,15 +43,6 @@ wait_event() {
 	return 1
 }
 
-# field LINE KEY - the value of KEY in a key=value line
-field() {
-	local kv
-	for kv in $1; do
-		[ "${kv%%=*}" = "$2" ] && { echo "${kv#*=}"; return 0; }
-	done
-	return 1
-}
-
 # cfs_record J FILE - every configfs file of journal J as key=value lines
 cfs_record() {
 	local f

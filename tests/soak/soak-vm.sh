@@ -220,15 +220,6 @@ dumper() {
 	done
 }
 
-# field LINE KEY - the value of KEY in a key=value line
-field() {
-	local kv
-	for kv in $1; do
-		[ "${kv%%=*}" = "$2" ] && { echo "${kv#*=}"; return 0; }
-	done
-	return 1
-}
-
 soak_cleanup() {
 	touch $ST/stop
 	demo_cleanup

@@ -93,3 +93,12 @@ fresh_ext4() {
 	[ -n "$j" ] || fail "no /proc/fs/jbd2 entry for $dev"
 	echo "$j"
 }
+
+# field LINE KEY - the value of KEY in a key=value line
+field() {
+	local kv
+	for kv in $1; do
+		[ "${kv%%=*}" = "$2" ] && { echo "${kv#*=}"; return 0; }
+	done
+	return 1
+}
