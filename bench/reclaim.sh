@@ -61,22 +61,6 @@ sysctl -q -w vm.dirty_expire_centisecs=3000 vm.dirty_writeback_centisecs=500 ||
 	fail "sysctl vm.dirty_*"
 rm -f "$OUT/agent.log"
 
-# use_jbd2 stock|ours - nothing ext4 is mounted: swap the jbd2 module
-CUR=ours
-use_jbd2() {
-	[ "$1" = "$CUR" ] && return 0
-	rmmod ext4 jbd2 || fail "rmmod ext4 jbd2"
-	if [ "$1" = stock ]; then
-		insmod "$STOCK_KO" || fail "insmod $STOCK_KO"
-	else
-		modprobe jbd2 || fail "modprobe jbd2"
-	fi
-	modprobe ext4 || fail "modprobe ext4"
-	[ "$1" = stock ] || mount_configfs
-	CUR=$1
-	log "jbd2: $1 (module taint '$(cat /sys/module/jbd2/taint)')"
-}
-
 # dev_writes - "write_ios write_sectors" of $DEV so far
 dev_writes() {
 	local s
@@ -161,7 +145,7 @@ one() {
 	local round=$1 load=$2 setting=$3 j wm=- t0 t1 c0 c1 files wall
 	local waits=- p99=- runs=- kw vm a0=- a1 agent=-
 	local commits=- commit_ms=- cwait_ms=- d0 d1
-	case $setting in stock) use_jbd2 stock ;; *) use_jbd2 ours ;; esac
+	case $setting in stock) use_jbd2 stock "$STOCK_KO" ;; *) use_jbd2 ours ;; esac
 	case $load in disk-*) DEV=/dev/vdb ;; *) DEV=/dev/vda ;; esac
 	j=$(fresh_ext4 "$DEV" "$MNT" -J size=4) || exit 1
 	case $setting in

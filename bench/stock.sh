@@ -78,27 +78,11 @@ esac
 sysctl -q -w vm.dirty_expire_centisecs=3000 vm.dirty_writeback_centisecs=500 ||
 	fail "sysctl vm.dirty_*"
 
-# jbd2_load stock|ours - nothing ext4 is mounted: unload ext4 and jbd2 if
-# loaded, load the wanted jbd2 and ext4 on top of it
-JBD2_NOW=none
-jbd2_load() {
-	[ "$1" = "$JBD2_NOW" ] && return 0
-	if [ -d /sys/module/ext4 ]; then rmmod ext4 || fail "rmmod ext4"; fi
-	if [ -d /sys/module/jbd2 ]; then rmmod jbd2 || fail "rmmod jbd2"; fi
-	case $1 in
-	stock) insmod "$STOCK_KO" || fail "insmod $STOCK_KO" ;;
-	ours) modprobe jbd2 || fail "modprobe jbd2" ;;
-	esac
-	modprobe ext4 || fail "modprobe ext4"
-	mount_configfs
-	JBD2_NOW=$1
-}
-
 # the two modules must differ, and the stock one must have no configfs tree
 # (md5 of each file: the modules carry no srcversion)
-jbd2_load stock
+use_jbd2 stock "$STOCK_KO"
 [ ! -d "$CFS" ] || fail "the stock jbd2.ko registered $CFS: not the stock module"
-jbd2_load ours
+use_jbd2 ours
 [ -d "$CFS" ] || fail "our jbd2.ko did not register $CFS"
 SRC_STOCK=$(md5sum < "$STOCK_KO" | cut -c1-12)
 SRC_OURS=$(md5sum < "$(modinfo -n jbd2)" | cut -c1-12)
@@ -204,7 +188,7 @@ fsmark() {
 one() {
 	local pair=$1 load=$2 setting=$3 first=$4 value unit t0 t1 t2 fill ts
 	ts=$(date +%s.%N)
-	jbd2_load "$setting"
+	use_jbd2 "$setting" "$STOCK_KO"
 	case $load in
 	dbench)
 		mkfs_ext4 "$DEV" -m 0 > /dev/null
@@ -283,6 +267,6 @@ for pair in $(seq 1 "$PAIRS"); do
 	done
 done
 case " $LOADS " in *" dbench "*) echo "# journal superblock: $SB_WHERE" >> "$SBTSV" ;; esac
-jbd2_load ours
+use_jbd2 ours
 fsck_clean "$DEV"
 echo "bench/stock.sh: done"

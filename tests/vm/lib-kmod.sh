@@ -97,3 +97,23 @@ for pid in pids:
 sys.exit(1 if rc else 0)
 PY
 }
+
+# use_jbd2 stock|ours STOCK_KO - with no ext4 mounted, swap the jbd2 module
+# under a fresh ext4.ko: Debian's stock one (the file STOCK_KO, insmod'ed)
+# or ours (modprobe), for the benches that compare both in one boot.
+# JBD2_NOW says which is loaded ("unknown" until the first swap).
+JBD2_NOW=unknown
+use_jbd2() {
+	[ "$1" = "$JBD2_NOW" ] && return 0
+	if [ -d /sys/module/ext4 ]; then rmmod ext4 || fail "rmmod ext4"; fi
+	if [ -d /sys/module/jbd2 ]; then rmmod jbd2 || fail "rmmod jbd2"; fi
+	case $1 in
+	stock) insmod "$2" || fail "insmod $2" ;;
+	ours) modprobe jbd2 || fail "modprobe jbd2" ;;
+	*) fail "use_jbd2: stock or ours, not '$1'" ;;
+	esac
+	modprobe ext4 || fail "modprobe ext4"
+	mount_configfs
+	JBD2_NOW=$1
+	log "jbd2: $1 (module taint '$(cat /sys/module/jbd2/taint)')"
+}
