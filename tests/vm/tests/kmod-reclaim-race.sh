@@ -120,9 +120,14 @@ race_freeze() {
 race_remount() {
 	local i busy=0
 	while [ ! -e $ST/stop ]; do
-		# workers that keep files open for writing make remount,ro
-		# EBUSY; after 3 such tries they are paused for one
-		[ $busy -lt 3 ] || touch $ST/pause
+		# files open for writing make remount,ro EBUSY: the workers'
+		# (paused after the first such try, until a remount succeeds)
+		# and the committer's while it writes and fsyncs (it sleeps
+		# 0-1 s between appends, so a retry every 0.2 s soon lands).
+		# Waiting 2-5 s between those tries, and pausing the workers
+		# only after three, left a 15 s window with no ro remount at
+		# all on a slow host (6.12, make check).
+		[ $busy = 0 ] || touch $ST/pause
 		if mount -o remount,ro $MNT 2>/dev/null; then
 			bump ro_remounts
 			echo "$(date +%T.%N | cut -c1-12) ro after $busy EBUSY" >> $ST/remounts
@@ -137,10 +142,12 @@ race_remount() {
 			grep -q "^/dev/vda $MNT ext4 rw[, ]" /proc/mounts ||
 				{ echo "racer: no rw remount in 20 s" >&2; return 1; }
 			echo "$(date +%T.%N | cut -c1-12) rw at try $i" >> $ST/remounts
+			# 4-10 s of storm before the next try (the log refills)
+			pause; pause
 		else
 			busy=$((busy + 1))
+			sleep 0.2
 		fi
-		pause
 	done
 	rm -f $ST/pause
 }
