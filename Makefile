@@ -6,7 +6,7 @@
 KSERIES ?= 6.1
 export KSERIES
 
-.PHONY: all kmod agent check check-system check-debug demo bench crash fstests deb clean install deps
+.PHONY: all kmod agent check check-system check-system-trixie check-debug demo bench crash fstests deb clean install deps
 
 all: kmod agent
 
@@ -24,6 +24,10 @@ check:
 # alone (Documentation/system-test.md)
 check-system:
 	tests/system/run --upgrade
+
+# the same path on a Debian 13 guest and its own 6.12 kernel
+check-system-trixie:
+	tests/system/run --suite trixie
 
 # the VM suite on the 6.1 debug kernel (lockdep, KASAN, kmemleak, fault
 # injection): outside check, slow (Documentation/kmod-maintainer.md)
