@@ -42,7 +42,7 @@ JBD2_NOW=ours
 # $TSV: load pair setting first p50 p99 p99.9 p99.99 max (ms)
 # shadow_waits copyouts_forced force_copy_at_end ("-" for stock)
 one_run() {
-	local load=$1 pair=$2 setting=$3 first=$4 before after tag=$1-p$2-$3 sw=- co=- fc=-
+	local load=$1 pair=$2 setting=$3 first=$4 before after tag=$1-p$2-$3 sw=- co=- fc=- pct
 	case $setting in
 	stock) use_jbd2 stock "$STOCK_KO" ;;
 	*) use_jbd2 ours ;;
@@ -66,9 +66,10 @@ one_run() {
 	demo_background_stop
 	[ "$setting" != auto ] || demo_agent_stop
 	demo_fs_stop "$DEV"
+	pct=$(demo_percentiles "$tag")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$load" "$pair" "$setting" "$first" \
-		"$(demo_percentiles "$tag" | tr ' ' '\t')" "$sw" "$co" "$fc" >> "$TSV"
-	log "$load pair $pair $setting: p50 p99 p99.9 p99.99 max ms = $(demo_percentiles "$tag");" \
+		"$(echo "$pct" | tr ' ' '\t')" "$sw" "$co" "$fc" >> "$TSV"
+	log "$load pair $pair $setting: p50 p99 p99.9 p99.99 max ms = $pct;" \
 		"shadow waits $sw, forced copies $co, force_copy at end $fc"
 	rm -f "$OUT/writer-$tag.json"
 }

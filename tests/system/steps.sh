@@ -90,6 +90,33 @@ knob() {
 	cat "$CFS/$1/$2"
 }
 
+# set_on JOURNAL - SetMode JOURNAL force_copy on as root, and wait until
+# the agent has written the knob
+set_on() {
+	run busctl --system call "${MGR[@]}" SetMode sss "$1" force_copy on ||
+		fail "SetMode $1 force_copy on failed"
+	wait_for 10 sh -c "[ \"\$(cat $CFS/$1/force_copy)\" = 1 ]" ||
+		fail "$1 force_copy did not become 1"
+}
+
+# knob_list - "JOURNAL force_copy reclaim_watermark_pct" of every journal
+knob_list() {
+	local j
+	for j in $(ls "$CFS"); do
+		echo "$j $(knob "$j" force_copy) $(knob "$j" reclaim_watermark_pct)"
+	done
+}
+
+# dkms_installed KVER - dkms status says installed for KVER and KVER's
+# initramfs holds the module
+dkms_installed() {
+	dkms status | has "^jbd2-tune/[^,]*, $1, x86_64: installed" ||
+		fail "dkms status has no 'installed' line for $1"
+	lsinitramfs "/boot/initrd.img-$1" | has 'updates/dkms/jbd2.ko' ||
+		fail "/boot/initrd.img-$1 does not hold updates/dkms/jbd2.ko"
+	echo "/boot/initrd.img-$1 holds updates/dkms/jbd2.ko"
+}
+
 # agent_pid - the service's main process, 0 when none
 agent_pid() {
 	systemctl show -p MainPID --value jbd2-tuned
@@ -120,10 +147,9 @@ step_stock_jbd2() {
 	local path
 	path=$(modinfo -n jbd2)
 	echo "# modinfo -n jbd2"; echo "$path"
-	# (/usr/lib/modules: where a merged-/usr kmod may name it)
-	case "$path" in
+	# (${path#/usr}: a merged-/usr kmod may name /usr/lib/modules)
+	case "${path#/usr}" in
 	/lib/modules/"$(uname -r)"/kernel/fs/jbd2/jbd2.ko*) ;;
-	/usr/lib/modules/"$(uname -r)"/kernel/fs/jbd2/jbd2.ko*) ;;
 	*) fail "modinfo -n jbd2 is $path, not the stock kernel/fs/jbd2 module" ;;
 	esac
 	[ ! -d "$CFS" ] || fail "$CFS exists: our jbd2 is loaded"
@@ -152,15 +178,9 @@ step_apt_install() {
 
 step_dkms_status() {
 	: "dkms status shows jbd2-tune installed for the running kernel"
-	local st
-	st=$(dkms status)
-	echo "# dkms status"; echo "$st"
-	echo "$st" | has "^jbd2-tune/[^,]*, $(uname -r), x86_64: installed" ||
-		fail "dkms status has no 'installed' line for $(uname -r)"
+	run dkms status
 	run ls -l "/lib/modules/$(uname -r)/updates/dkms/"
-	lsinitramfs "/boot/initrd.img-$(uname -r)" | has 'updates/dkms/jbd2.ko' ||
-		fail "/boot/initrd.img-$(uname -r) does not hold updates/dkms/jbd2.ko"
-	echo "/boot/initrd.img-$(uname -r) holds updates/dkms/jbd2.ko"
+	dkms_installed "$(uname -r)"
 }
 
 step_agent_waits() {
@@ -181,9 +201,8 @@ step_our_jbd2() {
 	path=$(modinfo -n jbd2)
 	echo "# modinfo -n jbd2"; echo "$path"
 	# DKMS compresses it the way the kernel's own modules are (6.12: .ko.xz)
-	case "$path" in
+	case "${path#/usr}" in
 	/lib/modules/"$(uname -r)"/updates/dkms/jbd2.ko|/lib/modules/"$(uname -r)"/updates/dkms/jbd2.ko.[xz]*) ;;
-	/usr/lib/modules/"$(uname -r)"/updates/dkms/jbd2.ko|/usr/lib/modules/"$(uname -r)"/updates/dkms/jbd2.ko.[xz]*) ;;
 	*) fail "modinfo -n jbd2 is $path, not updates/dkms/jbd2.ko[.xz|.zst]" ;;
 	esac
 	echo "taint: $(cat /sys/module/jbd2/taint)"
@@ -335,8 +354,9 @@ step_node_exporter() {
 		for m in jbd2_tuned_force_copy jbd2_tuned_reclaim_watermark_pct \
 			jbd2_tuned_free_blocks jbd2_tuned_log_blocks \
 			jbd2_tuned_waits_total jbd2_tuned_commits_total; do
-			if grep -q "^$m{journal=\"$j\"" "$scrape"; then
-				grep -m1 "^$m{journal=\"$j\"" "$scrape" | sed 's/^/  /'
+			line=$(grep -m1 "^$m{journal=\"$j\"" "$scrape" || true)
+			if [ -n "$line" ]; then
+				echo "  $line"
 			else
 				echo "  missing: $m{journal=\"$j\"}"; bad=1
 			fi
@@ -408,13 +428,9 @@ step_kill_9() {
 	# a knob the agent has set for sure (its own decisions under the load
 	# may have been reverted by now), then no load, so that nothing moves
 	# the knobs in the first window after the restart
-	run busctl --system call "${MGR[@]}" SetMode sss vdb-8 force_copy on ||
-		fail "SetMode vdb-8 force_copy on failed"
-	wait_for 10 sh -c "[ \"\$(cat $CFS/vdb-8/force_copy)\" = 1 ]" ||
-		fail "vdb-8 force_copy did not become 1"
+	set_on vdb-8
 	load_stop
-	before=$(for j in $(ls "$CFS"); do
-		echo "$j $(knob "$j" force_copy) $(knob "$j" reclaim_watermark_pct)"; done)
+	before=$(knob_list)
 	echo "knobs before: $(echo $before)"
 	pid=$(agent_pid)
 	run kill -9 "$pid"
@@ -440,8 +456,7 @@ step_kill_9() {
 		[ "$(jprop "$j" ForceCopyMode)" != 's "manual"' ] ||
 			fail "$j: the restarted agent took force_copy as an administrator's"
 	done
-	after=$(for j in $(ls "$CFS"); do
-		echo "$j $(knob "$j" force_copy) $(knob "$j" reclaim_watermark_pct)"; done)
+	after=$(knob_list)
 	echo "knobs after:  $(echo $after)"
 	[ "$before" = "$after" ] || fail "the knobs changed across the kill and restart"
 	journalctl -b -u jbd2-tuned -o cat | grep -c '^started: policy from' |
@@ -452,9 +467,7 @@ step_stop_restores() {
 	: "SetMode as root writes a knob; systemctl stop puts it back"
 	local j
 	j=$(root_journal)
-	run busctl --system call "${MGR[@]}" SetMode sss "$j" force_copy on ||
-		fail "SetMode as root failed"
-	wait_for 10 sh -c "[ \"\$(cat $CFS/$j/force_copy)\" = 1 ]" || fail "$j force_copy did not become 1"
+	set_on "$j"
 	echo "$j force_copy: $(knob "$j" force_copy); vdb-8: $(knob vdb-8 force_copy)"
 	run systemctl stop jbd2-tuned
 	echo "$j force_copy: $(knob "$j" force_copy) (found 0 by this process)"
@@ -475,11 +488,7 @@ step_kernel_upgrade() {
 	k=$(ls /lib/modules | grep '^6\.12\.' | sort -V | tail -n 1)
 	[ -n "$k" ] || fail "no 6.12 kernel in /lib/modules"
 	run dkms status
-	dkms status | has "^jbd2-tune/[^,]*, $k, x86_64: installed" ||
-		fail "dkms status has no 'installed' line for $k"
-	lsinitramfs "/boot/initrd.img-$k" | has 'updates/dkms/jbd2.ko' ||
-		fail "/boot/initrd.img-$k does not hold updates/dkms/jbd2.ko"
-	echo "/boot/initrd.img-$k holds updates/dkms/jbd2.ko"
+	dkms_installed "$k"
 }
 
 step_purge() {
@@ -487,8 +496,7 @@ step_purge() {
 	local j
 	j=$(root_journal)
 	rm -f /etc/jbd2-tuned.conf.d/50-metrics.conf
-	run busctl --system call "${MGR[@]}" SetMode sss "$j" force_copy on || fail "SetMode failed"
-	wait_for 10 sh -c "[ \"\$(cat $CFS/$j/force_copy)\" = 1 ]" || fail "$j force_copy did not become 1"
+	set_on "$j"
 	stamped apt purge -y jbd2-tuned jbd2-tune-dkms || fail "apt purge failed"
 	echo "$j force_copy after the purge: $(knob "$j" force_copy)"
 	[ "$(knob "$j" force_copy)" = 0 ] || fail "removing jbd2-tuned did not restore $j's force_copy"
