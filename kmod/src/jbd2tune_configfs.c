@@ -16,9 +16,33 @@
  * fragment dead and answers for it without calling us.  Our show/store
  * still check ->jt and return -ENODEV, for a call that raced with the
  * removal; either way nobody reaches the freed journal.
+ *
+ * configfs_unregister_group() locks the parent directory's inode but not
+ * the group's own, although it unlinks the group's attribute dirents from
+ * the group's list of children, which readdir, lookup, open and close of
+ * the group directory use under the group's inode lock alone (and
+ * configfs_readdir() drops configfs_dirent_lock in the middle of a step).
+ * A readdir of the group during umount so left the readdir cursor beside
+ * a freed dirent: "list_del corruption" in configfs_dir_close(), a BUG
+ * with configfs_dirent_lock held and every later umount spinning on it
+ * (6.1 and 6.12 alike; kmod-readdir-race.sh in tests/vm/tests did it
+ * within seconds).  So jbd2tune_configfs_remove() holds the group's inode
+ * lock across the call, as rmdir(2) would.  That nests the group outside
+ * the subsystem directory, the reverse of the VFS's order, which only two
+ * kinds of call take: lock_rename() (the subsystem directory, then a
+ * group: a rename between the two) runs under the file system's
+ * s_vfs_rename_mutex, which we take first; rmdir(2) or rename(2) of a
+ * group locks the group after may_delete(), which refuses with EPERM
+ * because the subsystem directory is S_APPEND (users got EPERM before, from
+ * configfs; chmod and chown of that directory fail now too).  The group
+ * lock's lockdep subclass is one the VFS never uses for directories
+ * (I_MUTEX_XATTR), so lockdep does not tie this nesting to the registering
+ * of another group, which locks its new, empty group inside the parent.
  */
 
 #include <linux/configfs.h>
+#include <linux/dcache.h>
+#include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -315,17 +339,30 @@ fail:
  * jbd2tune_configfs_remove() - remove the configfs group of a journal
  * @jt: the journal
  *
- * Waits for running show/store callbacks (configfs) and cuts the group
- * off the journal; open files fail with -ENODEV from now on.  The group
- * itself is freed on its last reference.  May sleep.
+ * Waits for readdirs, lookups, opens and closes of the group directory in
+ * flight (its inode lock) and for running show/store callbacks (configfs),
+ * and cuts the group off the journal; open files fail with -ENODEV from
+ * now on.  The group itself is freed on its last reference.  Takes
+ * configfs's s_vfs_rename_mutex, the group's and then the subsystem
+ * directory's inode lock; the caller holds none of them.  May sleep.
  */
 void jbd2tune_configfs_remove(struct jbd2tune_journal *jt)
 {
 	struct jbd2tune_cfs *cfs = jt->cfs;
+	struct dentry *dentry;
+	struct super_block *sb;
 
 	if (!cfs)
 		return;
+	/* the group locked while configfs empties it: see the file's head */
+	dentry = dget(cfs->group.cg_item.ci_dentry);
+	sb = dentry->d_sb;
+	mutex_lock(&sb->s_vfs_rename_mutex);
+	inode_lock_nested(d_inode(dentry), I_MUTEX_XATTR);
 	configfs_unregister_group(&cfs->group);
+	inode_unlock(d_inode(dentry));
+	mutex_unlock(&sb->s_vfs_rename_mutex);
+	dput(dentry);
 	mutex_lock(&cfs->lock);
 	cfs->jt = NULL;
 	mutex_unlock(&cfs->lock);
@@ -340,6 +377,7 @@ void jbd2tune_configfs_remove(struct jbd2tune_journal *jt)
  */
 int jbd2tune_configfs_init(void)
 {
+	struct inode *root;
 	int err;
 
 	config_group_init(&jbd2tune_subsys.su_group);
@@ -347,6 +385,14 @@ int jbd2tune_configfs_init(void)
 	err = configfs_register_subsystem(&jbd2tune_subsys);
 	if (err)
 		return err;
+	/*
+	 * rmdir(2) of a group fails with EPERM either way; S_APPEND makes it
+	 * fail before the VFS locks the group (see the head of the file).
+	 */
+	root = d_inode(jbd2tune_subsys.su_group.cg_item.ci_dentry);
+	inode_lock(root);
+	root->i_flags |= S_APPEND;
+	inode_unlock(root);
 	jbd2tune_cfs_registered = true;
 	return 0;
 }

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod test: a journal's group is removed (umount) while other processes
+# list it, rmdir it and rename out of it.  configfs does not lock the
+# group's directory in configfs_unregister_group(), so before the module
+# held that lock around the call, a readdir of the group during umount
+# left the readdir cursor beside a freed dirent: "list_del corruption" in
+# configfs_dir_close() and every later umount spinning on
+# configfs_dirent_lock (first seen in CI in kmod-lifecycle on 6.12; this
+# test failed within 10 s on both series).  Listings must hold each
+# attribute at most once and nothing else; rmdir(2) of the group and
+# rename(2) out of it (which lock the subsystem directory, then the group:
+# the reverse of the module's order) must fail with EPERM or ENOENT and
+# not hang umount; the subsystem directory must be append-only (chmod
+# EPERM), which is what keeps rmdir from locking a group.  See
+# kmod/src/jbd2tune_configfs.c.
+# vm-disk: 64M
+# vm-timeout: 300
+source "$PROJECT/tests/vm/lib.sh"
+source "$PROJECT/tests/vm/lib-kmod.sh"
+
+kmod_setup
+j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
+attrs=$(ls "$CFS/$j" | sort | tr '\n' ' ')
+run_ok umount umount /mnt/a
+
+python3 - "$CFS" "$j" "$attrs" <<'PY' || fail "readdir/rmdir racers against 300 mount cycles"
+import ctypes, errno, os, sys, time
+cfs, j, attrs = sys.argv[1], sys.argv[2], set(sys.argv[3].split())
+group = os.path.join(cfs, j)
+libc = ctypes.CDLL(None, use_errno=True)
+
+def lister(k):
+    # one open directory, read from the start again and again: the cursor
+    # lives in the group's list of children while the group goes away
+    full = 0
+    while not os.path.exists("/tmp/stop"):
+        try:
+            fd = os.open(group, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            continue
+        try:
+            for _ in range(50):
+                os.lseek(fd, 0, os.SEEK_SET)
+                names = os.listdir(fd)
+                if len(names) != len(set(names)) or not set(names) <= attrs:
+                    print("lister %d: bad listing %r" % (k, sorted(names)[:8]), flush=True)
+                    return 1
+                full += len(names) == len(attrs)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    print("lister %d: %d full listings" % (k, full), flush=True)
+    return 0 if full else 1
+
+def remover():
+    tries = 0
+    while not os.path.exists("/tmp/stop"):
+        try:
+            os.rmdir(group)
+            print("remover: rmdir of the group succeeded", flush=True)
+            return 1
+        except OSError as e:
+            if e.errno not in (errno.EPERM, errno.ENOENT):
+                print("remover: rmdir: %s" % os.strerror(e.errno), flush=True)
+                return 1
+        # locks the subsystem directory, then the group (lock_rename())
+        try:
+            os.rename(os.path.join(group, "force_copy"), os.path.join(cfs, "x"))
+            print("remover: rename out of the group succeeded", flush=True)
+            return 1
+        except OSError as e:
+            if e.errno not in (errno.EPERM, errno.ENOENT):
+                print("remover: rename: %s" % os.strerror(e.errno), flush=True)
+                return 1
+        tries += 1
+    print("remover: %d rmdir and rename calls refused" % tries, flush=True)
+    return 0
+
+kids = []
+for k, fn in enumerate([lambda: lister(0), lambda: lister(1), remover]):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(fn())
+    kids.append(pid)
+for i in range(1, 301):
+    if libc.mount(b"/dev/vda", b"/mnt/a", b"ext4", 0, None):
+        sys.exit("mount cycle %d: %s" % (i, os.strerror(ctypes.get_errno())))
+    time.sleep(0.002)
+    if libc.umount2(b"/mnt/a", 0):
+        sys.exit("umount cycle %d: %s" % (i, os.strerror(ctypes.get_errno())))
+open("/tmp/stop", "w").close()
+rc = 0
+for p in kids:
+    _, st = os.waitpid(p, 0)
+    rc |= os.waitstatus_to_exitcode(st)
+print("ok: 300 mount/umount cycles with listers and a remover")
+sys.exit(rc)
+PY
+assert_eq "groups left after the cycles" "" "$(ls "$CFS")"
+r=$(rmdir "$CFS" 2>&1) && fail "rmdir of $CFS succeeded"
+echo "ok: rmdir of the subsystem directory refused: $r"
+assert_eq "chmod of $CFS (append-only)" EPERM "$(python3 -c '
+import errno, os, sys
+try:
+    os.chmod(sys.argv[1], 0o700)
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$CFS")"
+fsck_clean /dev/vda
+echo "kmod-readdir-race: all checks passed"
