@@ -31,13 +31,26 @@
  * the subsystem directory, the reverse of the VFS's order, which only two
  * kinds of call take: lock_rename() (the subsystem directory, then a
  * group: a rename between the two) runs under the file system's
- * s_vfs_rename_mutex, which we take first; rmdir(2) or rename(2) of a
- * group locks the group after may_delete(), which refuses with EPERM
- * because the subsystem directory is S_APPEND (users got EPERM before, from
- * configfs; chmod and chown of that directory fail now too).  The group
+ * s_vfs_rename_mutex, which we take first; rmdir(2) of a group locks the
+ * group after may_delete(), which refuses with EPERM because the subsystem
+ * directory is S_APPEND (users got EPERM before, from configfs; chmod,
+ * chown, utimes and setxattr of that directory fail now too).  A rename of
+ * a group fails before it locks the group: configfs has no ->rename.  The group
  * lock's lockdep subclass is one the VFS never uses for directories
  * (I_MUTEX_XATTR), so lockdep does not tie this nesting to the registering
  * of another group, which locks its new, empty group inside the parent.
+ *
+ * One more user of the list takes no inode lock: configfs_dir_lseek()
+ * moves the file's cursor under configfs_dirent_lock only, and 6.12's
+ * detach_attrs() and detach_groups() step through the list without that
+ * lock (6.1's take it and skip cursors), so an lseek() storm on an open
+ * group directory during umount made umount follow a poisoned pointer
+ * (general protection fault in detach_groups(), 6.12.95, in 30 s).  A
+ * group's directory therefore gets our own file operations, which call
+ * configfs's but hold the directory's inode lock (shared) around llseek.
+ * A file opened between configfs_register_group() creating the inode and
+ * our taking it over keeps configfs's operations; that window is the
+ * instant of the mount.
  */
 
 #include <linux/configfs.h>
@@ -272,6 +285,50 @@ static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	NULL,
 };
 
+/*
+ * configfs's directory operations, taken from the subsystem directory at
+ * init; a group directory's calls go to them through the ones below.
+ */
+static const struct file_operations *jbd2tune_cfs_dir_ops;
+
+static int jbd2tune_cfs_dir_open(struct inode *inode, struct file *file)
+{
+	return jbd2tune_cfs_dir_ops->open(inode, file);
+}
+
+static int jbd2tune_cfs_dir_release(struct inode *inode, struct file *file)
+{
+	return jbd2tune_cfs_dir_ops->release(inode, file);
+}
+
+/* configfs moves the cursor in the group's list: not while it is emptied */
+static loff_t jbd2tune_cfs_dir_llseek(struct file *file, loff_t offset,
+				      int whence)
+{
+	struct inode *dir = file_inode(file);
+	loff_t ret;
+
+	inode_lock_shared(dir);
+	ret = jbd2tune_cfs_dir_ops->llseek(file, offset, whence);
+	inode_unlock_shared(dir);
+	return ret;
+}
+
+static int jbd2tune_cfs_dir_iterate(struct file *file, struct dir_context *ctx)
+{
+	return jbd2tune_cfs_dir_ops->iterate_shared(file, ctx);
+}
+
+/* owner: an open group directory keeps these (and the module) in place */
+static const struct file_operations jbd2tune_cfs_group_dir_fops = {
+	.owner		= THIS_MODULE,
+	.open		= jbd2tune_cfs_dir_open,
+	.release	= jbd2tune_cfs_dir_release,
+	.llseek		= jbd2tune_cfs_dir_llseek,
+	.read		= generic_read_dir,
+	.iterate_shared	= jbd2tune_cfs_dir_iterate,
+};
+
 static void jbd2tune_cfs_release(struct config_item *item)
 {
 	kfree(to_jbd2tune_cfs(item));
@@ -311,6 +368,7 @@ static struct configfs_subsystem jbd2tune_subsys = {
 void jbd2tune_configfs_add(struct jbd2tune_journal *jt)
 {
 	struct jbd2tune_cfs *cfs;
+	struct inode *dir;
 	int err;
 
 	if (!jbd2tune_cfs_registered)
@@ -329,6 +387,10 @@ void jbd2tune_configfs_add(struct jbd2tune_journal *jt)
 		config_group_put(&cfs->group);
 		goto fail;
 	}
+	/* our llseek for the group's directory: see the head of the file */
+	dir = d_inode(cfs->group.cg_item.ci_dentry);
+	if (dir->i_fop == jbd2tune_cfs_dir_ops)
+		WRITE_ONCE(dir->i_fop, &jbd2tune_cfs_group_dir_fops);
 	jt->cfs = cfs;
 	return;
 fail:
@@ -393,12 +455,17 @@ int jbd2tune_configfs_init(void)
 	inode_lock(root);
 	root->i_flags |= S_APPEND;
 	inode_unlock(root);
+	/* configfs_dir_operations: every configfs directory has them */
+	jbd2tune_cfs_dir_ops = root->i_fop;
 	jbd2tune_cfs_registered = true;
 	return 0;
 }
 
 /**
- * jbd2tune_configfs_exit() - unregister the subsystem; no groups are left
+ * jbd2tune_configfs_exit() - unregister the subsystem
+ *
+ * Called at module exit, when no journal and so no group is left: the
+ * locking of jbd2tune_configfs_remove() is not needed here.
  */
 void jbd2tune_configfs_exit(void)
 {

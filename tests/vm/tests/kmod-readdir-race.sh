@@ -2,18 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # kmod test: a journal's group is removed (umount) while other processes
-# list it, rmdir it and rename out of it.  configfs does not lock the
-# group's directory in configfs_unregister_group(), so before the module
-# held that lock around the call, a readdir of the group during umount
-# left the readdir cursor beside a freed dirent: "list_del corruption" in
-# configfs_dir_close() and every later umount spinning on
+# list it, lseek in it, rmdir it and rename out of it.  configfs does not
+# lock the group's directory in configfs_unregister_group(), so before
+# the module held that lock around the call, a readdir of the group during
+# umount left the readdir cursor beside a freed dirent: "list_del
+# corruption" in configfs_dir_close() and every later umount spinning on
 # configfs_dirent_lock (first seen in CI in kmod-lifecycle on 6.12; this
-# test failed within 10 s on both series).  Listings must hold each
-# attribute at most once and nothing else; rmdir(2) of the group and
+# test failed within 10 s on both series).  configfs's lseek takes no
+# inode lock at all, and on 6.12 an lseek storm made umount follow a
+# poisoned list pointer (general protection fault in detach_groups())
+# until the module wrapped the directory's llseek.  Listings must hold
+# each attribute at most once and nothing else; rmdir(2) of the group and
 # rename(2) out of it (which lock the subsystem directory, then the group:
-# the reverse of the module's order) must fail with EPERM or ENOENT and
-# not hang umount; the subsystem directory must be append-only (chmod
-# EPERM), which is what keeps rmdir from locking a group.  See
+# the reverse of the module's order) must fail with EPERM or ENOENT and not
+# hang umount; the subsystem directory must be append-only (chmod EPERM),
+# which is what keeps rmdir from locking a group.  See
 # kmod/src/jbd2tune_configfs.c.
 # vm-disk: 64M
 # vm-timeout: 300
@@ -25,7 +28,7 @@ j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
 attrs=$(ls "$CFS/$j" | sort | tr '\n' ' ')
 run_ok umount umount /mnt/a
 
-python3 - "$CFS" "$j" "$attrs" <<'PY' || fail "readdir/rmdir racers against 300 mount cycles"
+python3 - "$CFS" "$j" "$attrs" <<'PY' || fail "readdir/lseek/rmdir racers against 300 mount cycles"
 import ctypes, errno, os, sys, time
 cfs, j, attrs = sys.argv[1], sys.argv[2], set(sys.argv[3].split())
 group = os.path.join(cfs, j)
@@ -55,6 +58,25 @@ def lister(k):
     print("lister %d: %d full listings" % (k, full), flush=True)
     return 0 if full else 1
 
+def seeker():
+    # lseek() to 2 or more moves the cursor within the group's list
+    seeks = 0
+    while not os.path.exists("/tmp/stop"):
+        try:
+            fd = os.open(group, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            continue
+        try:
+            for i in range(500):
+                os.lseek(fd, 2 + i % 3, os.SEEK_SET)
+                seeks += 1
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+    print("seeker: %d seeks" % seeks, flush=True)
+    return 0 if seeks else 1
+
 def remover():
     tries = 0
     while not os.path.exists("/tmp/stop"):
@@ -80,7 +102,7 @@ def remover():
     return 0
 
 kids = []
-for k, fn in enumerate([lambda: lister(0), lambda: lister(1), remover]):
+for fn in [lambda: lister(0), lambda: lister(1), seeker, remover]:
     pid = os.fork()
     if pid == 0:
         os._exit(fn())
@@ -96,7 +118,7 @@ rc = 0
 for p in kids:
     _, st = os.waitpid(p, 0)
     rc |= os.waitstatus_to_exitcode(st)
-print("ok: 300 mount/umount cycles with listers and a remover")
+print("ok: 300 mount/umount cycles with listers, a seeker and a remover")
 sys.exit(rc)
 PY
 assert_eq "groups left after the cycles" "" "$(ls "$CFS")"
