@@ -43,14 +43,19 @@
  * One more user of the list takes no inode lock: configfs_dir_lseek()
  * moves the file's cursor under configfs_dirent_lock only, and 6.12's
  * detach_attrs() and detach_groups() step through the list without that
- * lock (6.1's take it and skip cursors), so an lseek() storm on an open
- * group directory during umount made umount follow a poisoned pointer
- * (general protection fault in detach_groups(), 6.12.95, in 30 s).  A
- * group's directory therefore gets our own file operations, which call
- * configfs's but hold the directory's inode lock (shared) around llseek.
- * A file opened between configfs_register_group() creating the inode and
- * our taking it over keeps configfs's operations; that window is the
- * instant of the mount.
+ * lock, so an lseek() storm on an open group directory during umount made
+ * umount follow a poisoned pointer (general protection fault in
+ * detach_groups(), 6.12.95, in 30 s).  On 6.12 a group's directory
+ * therefore gets our own file operations, which call configfs's but hold
+ * the directory's inode lock (shared) around llseek, from its creation
+ * until configfs has emptied it; then configfs's come back, so that a
+ * directory still held (a cwd, an O_PATH file) after rmmod never leads
+ * into this module.  A file opened between configfs creating the inode
+ * and our taking it over keeps configfs's operations for as long as it
+ * stays open; the window to open it is the instant of the mount.  Not on
+ * 6.1: Debian's 6.1 steps through the list under the lock and skips
+ * cursors, and its fops_get() reads i_fop three times, so a change of
+ * i_fop under a concurrent open could unbalance the module count.
  */
 
 #include <linux/configfs.h>
@@ -285,6 +290,13 @@ static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	NULL,
 };
 
+/* see the head of the file: 6.1 needs no llseek of ours (Kbuild.inc) */
+#ifdef JBD2TUNE_CFS_OWN_LLSEEK
+static const bool jbd2tune_cfs_own_llseek = true;
+#else
+static const bool jbd2tune_cfs_own_llseek;
+#endif
+
 /*
  * configfs's directory operations, taken from the subsystem directory at
  * init; a group directory's calls go to them through the ones below.
@@ -319,7 +331,7 @@ static int jbd2tune_cfs_dir_iterate(struct file *file, struct dir_context *ctx)
 	return jbd2tune_cfs_dir_ops->iterate_shared(file, ctx);
 }
 
-/* owner: an open group directory keeps these (and the module) in place */
+/* owner: a file opened with these keeps them (and the module) in place */
 static const struct file_operations jbd2tune_cfs_group_dir_fops = {
 	.owner		= THIS_MODULE,
 	.open		= jbd2tune_cfs_dir_open,
@@ -387,10 +399,17 @@ void jbd2tune_configfs_add(struct jbd2tune_journal *jt)
 		config_group_put(&cfs->group);
 		goto fail;
 	}
-	/* our llseek for the group's directory: see the head of the file */
+	/*
+	 * our llseek for the group's directory (see the head of the file);
+	 * do_dentry_open() reads i_fop without a lock, once (fops_get())
+	 */
 	dir = d_inode(cfs->group.cg_item.ci_dentry);
-	if (dir->i_fop == jbd2tune_cfs_dir_ops)
-		WRITE_ONCE(dir->i_fop, &jbd2tune_cfs_group_dir_fops);
+	if (jbd2tune_cfs_own_llseek) {
+		if (dir->i_fop == jbd2tune_cfs_dir_ops)
+			WRITE_ONCE(dir->i_fop, &jbd2tune_cfs_group_dir_fops);
+		else
+			pr_warn_once("jbd2: configfs directories have unknown file operations; lseek during umount is not guarded\n");
+	}
 	jt->cfs = cfs;
 	return;
 fail:
@@ -422,6 +441,9 @@ void jbd2tune_configfs_remove(struct jbd2tune_journal *jt)
 	mutex_lock(&sb->s_vfs_rename_mutex);
 	inode_lock_nested(d_inode(dentry), I_MUTEX_XATTR);
 	configfs_unregister_group(&cfs->group);
+	/* emptied: configfs's operations again, none of this module's */
+	if (d_inode(dentry)->i_fop == &jbd2tune_cfs_group_dir_fops)
+		WRITE_ONCE(d_inode(dentry)->i_fop, jbd2tune_cfs_dir_ops);
 	inode_unlock(d_inode(dentry));
 	mutex_unlock(&sb->s_vfs_rename_mutex);
 	dput(dentry);

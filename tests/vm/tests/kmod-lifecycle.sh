@@ -4,8 +4,9 @@
 # kmod test 3: lifecycle.  An fd kept open on force_copy across umount
 # reads and writes an error afterwards (no oops); 200 mount/umount cycles
 # while another process reads every attribute in a loop; rmmod jbd2 is
-# refused while a file system is mounted and works afterwards; the module
-# loads again and the group comes back.
+# refused while a file system is mounted and works afterwards, also with
+# a process sitting in a group directory (which then cannot be opened:
+# ENOENT, no oops); the module loads again and the group comes back.
 # vm-disk: 64M
 # vm-timeout: 420
 source "$PROJECT/tests/vm/lib.sh"
@@ -85,11 +86,38 @@ r=$(rmmod jbd2 2>&1) && fail "rmmod jbd2 succeeded while mounted"
 echo "ok: rmmod jbd2 refused while mounted: $r"
 r=$(rmmod ext4 2>&1) && fail "rmmod ext4 succeeded while mounted"
 grep -q '^jbd2 ' /proc/modules || fail "jbd2 gone"
+# a process whose cwd is the group, with an O_PATH fd on it too: neither
+# holds the module, and opening the dead directory after rmmod must fail
+# cleanly (on 6.12 the group's directory has the module's file operations
+# while it lives: they must be gone before the module is)
+rm -f /tmp/holder.ready /tmp/holder.go
+python3 - "$CFS/$j" > /tmp/holder.out 2>&1 <<'PY' &
+import errno, os, sys, time
+fd = os.open(sys.argv[1], os.O_PATH | os.O_DIRECTORY)
+os.chdir(sys.argv[1])
+open("/tmp/holder.ready", "w").close()
+while not os.path.exists("/tmp/holder.go"):
+    time.sleep(0.05)
+res = []
+for how, path in (("cwd", "."), ("O_PATH fd", "/proc/self/fd/%d" % fd)):
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_DIRECTORY))
+        res.append("%s: opened" % how)
+    except OSError as e:
+        res.append("%s: %s" % (how, errno.errorcode.get(e.errno, e.errno)))
+print(", ".join(res))
+PY
+holder=$!
+for _ in $(seq 100); do [ -e /tmp/holder.ready ] && break; sleep 0.1; done
+[ -e /tmp/holder.ready ] || fail "the holder did not start: $(cat /tmp/holder.out)"
 run_ok umount umount /mnt/a
 run_ok "rmmod ext4" rmmod ext4
-run_ok "rmmod jbd2" rmmod jbd2
+run_ok "rmmod jbd2 (a cwd and an O_PATH fd in a dead group)" rmmod jbd2
 [ -e "$CFS" ] && fail "$CFS still there after rmmod"
 echo "ok: jbd2 unloaded, $CFS gone"
+touch /tmp/holder.go
+wait "$holder" || fail "the holder failed: $(cat /tmp/holder.out)"
+assert_eq "opening the dead group after rmmod" "cwd: ENOENT, O_PATH fd: ENOENT" "$(cat /tmp/holder.out)"
 kmod_setup
 run_ok "mount after reload" mount -t ext4 /dev/vda /mnt/a
 [ -d "$CFS/$j" ] || fail "no group after reload"
