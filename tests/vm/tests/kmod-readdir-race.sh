@@ -34,46 +34,47 @@ cfs, j, attrs = sys.argv[1], sys.argv[2], set(sys.argv[3].split())
 group = os.path.join(cfs, j)
 libc = ctypes.CDLL(None, use_errno=True)
 
-def lister(k):
-    # one open directory, read from the start again and again: the cursor
-    # lives in the group's list of children while the group goes away
-    full = 0
+def on_group_dir(steps, step):
+    """Open the group's directory, call step(fd, i) for i < steps, close
+    it; again until /tmp/stop.  Returns the sum of what step returned, or
+    None once a step returned None (a failure it has printed)."""
+    done = 0
     while not os.path.exists("/tmp/stop"):
         try:
             fd = os.open(group, os.O_RDONLY | os.O_DIRECTORY)
         except OSError:
             continue
         try:
-            for _ in range(50):
-                os.lseek(fd, 0, os.SEEK_SET)
-                names = os.listdir(fd)
-                if len(names) != len(set(names)) or not set(names) <= attrs:
-                    print("lister %d: bad listing %r" % (k, sorted(names)[:8]), flush=True)
-                    return 1
-                full += len(names) == len(attrs)
+            for i in range(steps):
+                r = step(fd, i)
+                if r is None:
+                    return None
+                done += r
         except OSError:
             pass
         finally:
             os.close(fd)
+    return done
+
+def lister(k):
+    # one open directory, read from the start again and again: the cursor
+    # lives in the group's list of children while the group goes away
+    def listing(fd, _):
+        os.lseek(fd, 0, os.SEEK_SET)
+        names = os.listdir(fd)
+        if len(names) != len(set(names)) or not set(names) <= attrs:
+            print("lister %d: bad listing %r" % (k, sorted(names)[:8]), flush=True)
+            return None
+        return len(names) == len(attrs)
+    full = on_group_dir(50, listing)
+    if full is None:
+        return 1
     print("lister %d: %d full listings" % (k, full), flush=True)
     return 0 if full else 1
 
 def seeker():
     # lseek() to 2 or more moves the cursor within the group's list
-    seeks = 0
-    while not os.path.exists("/tmp/stop"):
-        try:
-            fd = os.open(group, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            continue
-        try:
-            for i in range(500):
-                os.lseek(fd, 2 + i % 3, os.SEEK_SET)
-                seeks += 1
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+    seeks = on_group_dir(500, lambda fd, i: os.lseek(fd, 2 + i % 3, os.SEEK_SET) >= 0)
     print("seeker: %d seeks" % seeks, flush=True)
     return 0 if seeks else 1
 
