@@ -78,26 +78,26 @@ def seeker():
     print("seeker: %d seeks" % seeks, flush=True)
     return 0 if seeks else 1
 
+def refused(what, call, *args):
+    """True when call(*args) fails with EPERM or ENOENT; prints otherwise."""
+    try:
+        call(*args)
+        print("remover: %s succeeded" % what, flush=True)
+    except OSError as e:
+        if e.errno in (errno.EPERM, errno.ENOENT):
+            return True
+        print("remover: %s: %s" % (what, os.strerror(e.errno)), flush=True)
+    return False
+
 def remover():
     tries = 0
     while not os.path.exists("/tmp/stop"):
-        try:
-            os.rmdir(group)
-            print("remover: rmdir of the group succeeded", flush=True)
+        if not refused("rmdir of the group", os.rmdir, group):
             return 1
-        except OSError as e:
-            if e.errno not in (errno.EPERM, errno.ENOENT):
-                print("remover: rmdir: %s" % os.strerror(e.errno), flush=True)
-                return 1
         # locks the subsystem directory, then the group (lock_rename())
-        try:
-            os.rename(os.path.join(group, "force_copy"), os.path.join(cfs, "x"))
-            print("remover: rename out of the group succeeded", flush=True)
+        if not refused("rename out of the group", os.rename,
+                       os.path.join(group, "force_copy"), os.path.join(cfs, "x")):
             return 1
-        except OSError as e:
-            if e.errno not in (errno.EPERM, errno.ENOENT):
-                print("remover: rename: %s" % os.strerror(e.errno), flush=True)
-                return 1
         tries += 1
     print("remover: %d rmdir and rename calls refused" % tries, flush=True)
     return 0
