@@ -34,11 +34,12 @@
  * s_vfs_rename_mutex, which we take first; rmdir(2) of a group locks the
  * group after may_delete(), which refuses with EPERM because the subsystem
  * directory is S_APPEND (users got EPERM before, from configfs; chmod,
- * chown, utimes and setxattr of that directory fail now too).  A rename of
- * a group fails before it locks the group: configfs has no ->rename.  The group
- * lock's lockdep subclass is one the VFS never uses for directories
- * (I_MUTEX_XATTR), so lockdep does not tie this nesting to the registering
- * of another group, which locks its new, empty group inside the parent.
+ * chown, utimes and setxattr of that directory fail now too).  A rename
+ * of a group fails before it locks the group: configfs has no ->rename.
+ * The group lock's lockdep subclass is one the VFS never uses for
+ * directories (I_MUTEX_XATTR), so lockdep does not tie this nesting to
+ * the registering of another group, which locks its new, empty group
+ * inside the parent.
  *
  * One more user of the list takes no inode lock: configfs_dir_lseek()
  * moves the file's cursor under configfs_dirent_lock only, and 6.12's
