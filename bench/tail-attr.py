@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 #
-# tail-attr.py TRACE OPS PID [--min-ms 10] [--tag TAG]
+# tail-attr.py TRACE OPS PID [--min-ms 10] [--tag TAG] [--holders] [--hz 250]
 #
 # Attributes the writer's slow operations to where it slept.  TRACE is the
 # tracefs "trace" file of a run with sched:sched_switch enabled for PID
@@ -20,6 +20,15 @@
 # Prints the table: cause, writes it appeared in, total ms, longest single
 # sleep ms, share of the slow writes' time; and a last line with the count
 # and total of slow writes.  With --tsv, the same rows tab-separated.
+#
+# --holders: who kept the transaction open while the writer waited in
+# T_LOCKED.  The commit sets T_LOCKED and waits for every running handle
+# to stop; the trace then also needs jbd2:jbd2_handle_stats (one event per
+# handle stop, with ext4's handle type, the __LINE__ of its
+# ext4_journal_start() and how long it ran, in jiffies: --hz converts).
+# For every T_LOCKED sleep of the writer inside a slow write, the handles
+# that stopped during it, in the order they stopped; then those handles
+# grouped by task, type and line, with count and time held.
 import re
 import sys
 
@@ -56,6 +65,11 @@ SKIP = re.compile(r"^(schedule|__schedule|io_schedule|schedule_timeout|"
                   r"_raw_spin|stack_trace|trace_|ftrace|event_triggers|"
                   r"__traceiter|__bpf)")
 EV = re.compile(r"^\s*(\S+)-(\d+)\s+\[\d+\]\s+\S*\s*([\d.]+): sched_switch: (.*)$")
+HS = re.compile(r"^\s*(\S+)-(\d+)\s+\[\d+\]\s+\S*\s*([\d.]+): jbd2_handle_stats: "
+                r"dev \S+ tid (\d+) type (\d+) line_no (\d+) interval (-?\d+)")
+# fs/ext4/ext4_jbd2.h, the same in 6.1 and 6.12
+EXT4_HT = ["MISC", "INODE", "WRITE_PAGE", "MAP_BLOCKS", "DIR", "TRUNCATE", "QUOTA",
+           "RESIZE", "MIGRATE", "MOVE_EXTENTS", "XATTR", "EXT_CONVERT"]
 
 
 def task_class(comm):
@@ -118,9 +132,79 @@ def parse(trace, pid):
     return ivs
 
 
+def parse_handles(trace, hz):
+    """-> list of (stop_ns, comm, tid, type name, line, held_ms, pid) handle stops"""
+    out = []
+    for line in open(trace, errors="replace"):
+        m = HS.match(line)
+        if not m:
+            continue
+        typ = int(m.group(5))
+        out.append((int(round(float(m.group(3)) * 1e9)), m.group(1), int(m.group(4)),
+                    EXT4_HT[typ] if typ < len(EXT4_HT) else str(typ), int(m.group(6)),
+                    int(m.group(7)) * 1000.0 / hz, int(m.group(2))))
+    return sorted(out)
+
+
+def holder_sleeps(trace, handle, cache):
+    """the D-state sleeps of a handle's task while it held the handle:
+    {cause: ms}; empty when the trace has none of that task's switches
+    (bench/tail.sh traces the unbound kworkers' D-state switch-outs)"""
+    stop, _c, _tid, _typ, _ln, held, pid = handle
+    if pid not in cache:
+        cache[pid] = parse(trace, pid)
+    start = stop - int(held * 1e6)
+    per = {}
+    for o, n, cause in cache[pid]:
+        part = min(n, stop) - max(o, start)
+        if part > 0 and not cause.startswith("runnable"):
+            per[cause] = per.get(cause, 0.0) + part / 1e6
+    return per
+
+
+def holders(trace, ivs, slow, handles, min_ms):
+    """print the handles that stopped during the writer's T_LOCKED sleeps"""
+    locked = [(o, n) for o, n, c in ivs if c.startswith("jbd2: transaction locked")
+              and (n - o) / 1e6 >= min_ms and any(a < n and o < b for a, b in slow)]
+    print("  T_LOCKED sleeps of the writer over %.0f ms: %d; handles that stopped during"
+          " them (task, ext4 handle type, line of its ext4_journal_start(), held ms):"
+          % (min_ms, len(locked)))
+    groups = {}
+    sleeps = {}	# cause -> ms, over the holders' handles
+    cache = {}
+    for o, n in locked:
+        during = [h for h in handles if o <= h[0] <= n]
+        print("    wait %.1f ms: %s" % ((n - o) / 1e6, "; ".join(
+            "%s tid %d %s:%d %.0f" % (h[1], h[2], h[3], h[4], h[5])
+            for h in during) or "no traced handle stop"))
+        for h in during:
+            e = groups.setdefault((task_class(h[1]), h[3], h[4]), [0, 0.0, 0.0])
+            e[0] += 1
+            e[1] += h[5]
+            e[2] = max(e[2], h[5])
+            per = holder_sleeps(trace, h, cache)
+            if per:
+                print("      %s slept with the handle held: %s" % (h[1], ", ".join(
+                    "%s %.0f ms" % kv for kv in sorted(per.items(), key=lambda kv: -kv[1]))))
+            for cause, ms in per.items():
+                sleeps[cause] = sleeps.get(cause, 0.0) + ms
+    if groups:
+        print("  %-20s %-12s %6s %7s %10s %9s" % ("task", "type", "line", "count", "held ms", "max ms"))
+        for (c, typ, ln), (k, tot, mx) in sorted(groups.items(), key=lambda kv: -kv[1][1]):
+            print("  %-20s %-12s %6d %7d %10.0f %9.0f" % (c, typ, ln, k, tot, mx))
+    if sleeps:
+        print("  where those tasks slept (D state) while holding the handles:")
+        for cause, ms in sorted(sleeps.items(), key=lambda kv: -kv[1]):
+            print("    %-44s %10.0f ms" % (cause, ms))
+
+
 def main():
     args = sys.argv[1:]
-    min_ms, tag, tsv = 10.0, "", False
+    min_ms, tag, tsv, want_holders, hz = 10.0, "", False, False, 250
+    if "--holders" in args:
+        args.remove("--holders"); want_holders = True
+    if "--hz" in args:
+        k = args.index("--hz"); hz = int(args[k + 1]); del args[k:k + 2]
     if "--min-ms" in args:
         k = args.index("--min-ms"); min_ms = float(args[k + 1]); del args[k:k + 2]
     if "--tag" in args:
@@ -173,6 +257,8 @@ def main():
     for cause, (n, tot, mx) in rows:
         print("  %-44s %7d %10.1f %9.1f %7.2f%%" % (
             cause, n, tot / 1e6, mx / 1e6, 100.0 * tot / total_slow if total_slow else 0.0))
+    if want_holders:
+        holders(trace, ivs, slow, parse_handles(trace, hz), min_ms)
 
 
 if __name__ == "__main__":

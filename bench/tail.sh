@@ -9,14 +9,23 @@
 # bench/tail-writer.py (the same 64 KiB buffered writes at 4 MB/s, each
 # write timed), once with force_copy fixed at 0 and once at 1, each on its
 # own fresh disk, TAIL_WARMUP_S (45) unmeasured then TAIL_S (60) measured.
+# TAIL_LOAD=seed runs issue 14's load instead (dirty expiry 10 s, as
+# bench/seed000's "seed"); TAIL_SETTINGS (default "0 1") lists the
+# force_copy values to run, in order, each on a fresh file system (the two
+# disks taken in turn), e.g. "1 1 1 1" to catch a rare stall.
 # During the measured part tracefs records every sched_switch of the writer
 # thread with the kernel stack of each switch-out (trace_clock mono);
 # bench/tail-attr.py then attributes every write over 10 ms to the causes
-# of the sleeps inside it.  Output: $OUT/tail-<fc>.txt (table) and
-# $OUT/tail.tsv (rows of both).
+# of the sleeps inside it, and names the handles that kept the
+# transaction open while the writer waited in T_LOCKED (jbd2_handle_stats
+# of handles held 8 ms or more; Debian's kernels run at HZ=250) and where
+# such a handle's task slept meanwhile (unbound kworkers' switch-outs in
+# D state are traced with their stacks too).
+# Output: $OUT/tail-fc<fc>[-<n>].txt (tables) and $OUT/tail.tsv (rows of
+# every run).
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-disk: 400M,throttling.bps-write=6291456
-# vm-timeout: 900
+# vm-timeout: 3000
 source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/bench/demo-scenario.sh"
 
@@ -24,10 +33,18 @@ source "$PROJECT/bench/demo-scenario.sh"
 [ -f "$PROJECT/build/bench/tail.env" ] && . "$PROJECT/build/bench/tail.env"
 TAIL_S=${TAIL_S:-60}
 WARMUP_S=${TAIL_WARMUP_S:-45}
+TAIL_LOAD=${TAIL_LOAD:-demo}
+TAIL_SETTINGS=${TAIL_SETTINGS:-0 1}
 T=/sys/kernel/tracing
 [ -d "$T/events/sched" ] || fail "tracefs not mounted at $T"
 demo_setup
-rm -f "$OUT/tail.tsv"
+case $TAIL_LOAD in
+demo) ;;	# demo_setup's expiry, 5 s
+seed) sysctl -q -w vm.dirty_expire_centisecs=1000 || fail "sysctl" ;;
+*) fail "TAIL_LOAD: demo or seed, not '$TAIL_LOAD'" ;;
+esac
+log "load $TAIL_LOAD: vm.dirty_expire_centisecs=$(sysctl -n vm.dirty_expire_centisecs)"
+rm -f "$OUT/tail.tsv" "$OUT"/tail-fc*.txt
 
 # trace_writer PID - sched_switch of PID, stacks at its switch-outs
 trace_writer() {
@@ -35,21 +52,34 @@ trace_writer() {
 	echo > "$T/trace"
 	echo mono > "$T/trace_clock"
 	echo 8192 > "$T/buffer_size_kb"
-	echo "prev_pid == $1 || next_pid == $1" > "$T/events/sched/sched_switch/filter"
-	echo "stacktrace if prev_pid == $1" > "$T/events/sched/sched_switch/trigger"
+	# and the unbound kworkers' sleeps in D state (writeback runs there):
+	# where a kworker holding a handle sleeps (tail-attr.py --holders)
+	local kw='prev_comm ~ "kworker/u*" && prev_state == 2'
+	echo "prev_pid == $1 || next_pid == $1 || ($kw) || next_comm ~ \"kworker/u*\"" \
+		> "$T/events/sched/sched_switch/filter"
+	echo "stacktrace if prev_pid == $1 || ($kw)" > "$T/events/sched/sched_switch/trigger"
 	echo 1 > "$T/events/sched/sched_switch/enable"
+	# handles that ran 2 jiffies (8 ms at Debian's HZ=250) or more: who
+	# holds a transaction open while the writer waits in T_LOCKED
+	echo "interval >= 2" > "$T/events/jbd2/jbd2_handle_stats/filter"
+	echo 1 > "$T/events/jbd2/jbd2_handle_stats/enable"
 	echo 1 > "$T/tracing_on"
 }
 
 trace_stop() {
 	echo 0 > "$T/tracing_on"
 	echo 0 > "$T/events/sched/sched_switch/enable"
-	echo "!stacktrace if prev_pid == $1" > "$T/events/sched/sched_switch/trigger" 2>/dev/null
+	echo 0 > "$T/events/jbd2/jbd2_handle_stats/enable"
+	echo 0 > "$T/events/jbd2/jbd2_handle_stats/filter"
+	echo "!stacktrace if prev_pid == $1 || (prev_comm ~ \"kworker/u*\" && prev_state == 2)" \
+		> "$T/events/sched/sched_switch/trigger" 2>/dev/null
 	echo 0 > "$T/events/sched/sched_switch/filter"
 }
 
+# run FC DEV N - one measured run with force_copy FC on a fresh DEV; N
+# numbers the run in the file names (tail-fcFC[-N].txt, trace-fcFC[-N])
 run() {
-	local fc=$1 dev=$2 pid ops=$OUT/tail-ops-$1 lost
+	local fc=$1 dev=$2 tag=$1${3:+-$3} pid ops=$OUT/tail-ops-$1 lost
 	demo_fs_start "$dev"
 	echo "$fc" > "$DEMO_CFS/force_copy" || fail "force_copy=$fc"
 	demo_background_start
@@ -63,7 +93,7 @@ run() {
 	trace_stop "$pid"
 	after=$(demo_counters)
 	lost=$(cat "$T"/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
-	cp "$T/trace" "$OUT/trace-fc$fc.txt"
+	cp "$T/trace" "$OUT/trace-fc$tag.txt"
 	demo_background_stop
 	set -- $before $after
 	{
@@ -76,14 +106,21 @@ def p(q): return d[min(len(d) - 1, int(q * len(d)))]
 print("  writer latency ms: p50 %.1f p99 %.1f p99.9 %.1f p99.99 %.1f max %.1f (%d writes)"
       % (p(0.5), p(0.99), p(0.999), p(0.9999), d[-1], len(d)))
 PY
-		python3 "$PROJECT/bench/tail-attr.py" "$OUT/trace-fc$fc.txt" "$ops" "$pid" --tag "force_copy=$fc"
-	} | tee "$OUT/tail-fc$fc.txt"
-	python3 "$PROJECT/bench/tail-attr.py" "$OUT/trace-fc$fc.txt" "$ops" "$pid" \
+		python3 "$PROJECT/bench/tail-attr.py" "$OUT/trace-fc$tag.txt" "$ops" "$pid" \
+			--tag "force_copy=$fc" --holders --hz 250
+	} | tee "$OUT/tail-fc$tag.txt"
+	python3 "$PROJECT/bench/tail-attr.py" "$OUT/trace-fc$tag.txt" "$ops" "$pid" \
 		--tag "$fc" --tsv >> "$OUT/tail.tsv"
-	gzip -f "$OUT/trace-fc$fc.txt"
+	gzip -f "$OUT/trace-fc$tag.txt"
 	demo_fs_stop "$dev"
 }
 
-run 0 /dev/vda
-run 1 /dev/vdb
+n=0
+for fc in $TAIL_SETTINGS; do
+	case $fc in 0|1) ;; *) fail "TAIL_SETTINGS: 0 or 1, not '$fc'" ;; esac
+	n=$((n + 1))
+	# the default "0 1" keeps the file names tail-fc0.txt / tail-fc1.txt
+	run "$fc" "$([ $((n % 2)) = 1 ] && echo /dev/vda || echo /dev/vdb)" \
+		"$([ "$TAIL_SETTINGS" = "0 1" ] || echo "$n")"
+done
 echo "bench/tail.sh: done"
