@@ -13,6 +13,8 @@
 # bench/seed000's "seed"); TAIL_SETTINGS (default "0 1") lists the
 # force_copy values to run, in order, each on a fresh file system (the two
 # disks taken in turn), e.g. "1 1 1 1" to catch a rare stall.
+# TAIL_WBT_LAT_USEC sets both disks' writeback throttling target
+# (queue/wbt_lat_usec, 0 = off).
 # During the measured part tracefs records every sched_switch of the writer
 # thread with the kernel stack of each switch-out (trace_clock mono);
 # bench/tail-attr.py then attributes every write over 10 ms to the causes
@@ -44,6 +46,16 @@ seed) sysctl -q -w vm.dirty_expire_centisecs=1000 || fail "sysctl" ;;
 *) fail "TAIL_LOAD: demo or seed, not '$TAIL_LOAD'" ;;
 esac
 log "load $TAIL_LOAD: vm.dirty_expire_centisecs=$(sysctl -n vm.dirty_expire_centisecs)"
+# TAIL_WBT_LAT_USEC: the block layer's writeback throttling target of both
+# disks (queue/wbt_lat_usec; 0 turns it off), to see what it does to the
+# writer's tail; unset leaves the kernel's default
+if [ -n "${TAIL_WBT_LAT_USEC:-}" ]; then
+	for d in vda vdb; do
+		echo "$TAIL_WBT_LAT_USEC" > "/sys/block/$d/queue/wbt_lat_usec" ||
+			fail "wbt_lat_usec of $d"
+	done
+fi
+log "wbt_lat_usec: vda $(cat /sys/block/vda/queue/wbt_lat_usec), vdb $(cat /sys/block/vdb/queue/wbt_lat_usec)"
 rm -f "$OUT/tail.tsv" "$OUT"/tail-fc*.txt
 
 # trace_writer PID - sched_switch of PID, stacks at its switch-outs
