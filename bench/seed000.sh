@@ -76,13 +76,7 @@ one_run() {
 
 echo "# $KSERIES $KABI pairs=$PAIRS warmup=${WARMUP_S}s measured=${DEMO_PHASE_S}s" > "$TSV"
 for load in $LOADS; do
-	case $load in
-	demo) expire=500 ;;	# what demo_setup set
-	seed) expire=1000 ;;
-	*) fail "BENCH_SEED_LOADS: demo or seed, not '$load'" ;;
-	esac
-	sysctl -q -w vm.dirty_expire_centisecs=$expire || fail "sysctl"
-	log "load $load: vm.dirty_expire_centisecs=$expire"
+	demo_load "$load" BENCH_SEED_LOADS
 	for pair in $(seq 1 "$PAIRS"); do
 		if [ $((pair % 2)) = 1 ]; then
 			list=(stock off on auto)

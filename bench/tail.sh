@@ -40,12 +40,7 @@ TAIL_SETTINGS=${TAIL_SETTINGS:-0 1}
 T=/sys/kernel/tracing
 [ -d "$T/events/sched" ] || fail "tracefs not mounted at $T"
 demo_setup
-case $TAIL_LOAD in
-demo) ;;	# demo_setup's expiry, 5 s
-seed) sysctl -q -w vm.dirty_expire_centisecs=1000 || fail "sysctl" ;;
-*) fail "TAIL_LOAD: demo or seed, not '$TAIL_LOAD'" ;;
-esac
-log "load $TAIL_LOAD: vm.dirty_expire_centisecs=$(sysctl -n vm.dirty_expire_centisecs)"
+demo_load "$TAIL_LOAD" TAIL_LOAD
 # TAIL_WBT_LAT_USEC: the block layer's writeback throttling target of both
 # disks (queue/wbt_lat_usec; 0 turns it off), to see what it does to the
 # writer's tail; unset leaves the kernel's default
@@ -58,18 +53,22 @@ fi
 log "wbt_lat_usec: vda $(cat /sys/block/vda/queue/wbt_lat_usec), vdb $(cat /sys/block/vdb/queue/wbt_lat_usec)"
 rm -f "$OUT/tail.tsv" "$OUT"/tail-fc*.txt
 
-# trace_writer PID - sched_switch of PID, stacks at its switch-outs
+# the switch-outs traced with a stack: the writer's (PID), and the unbound
+# kworkers' sleeps in D state (writeback runs there: where a kworker
+# holding a handle sleeps, tail-attr.py --holders)
+KW_SLEEP='prev_comm ~ "kworker/u*" && prev_state == 2'
+stack_if() { echo "prev_pid == $1 || ($KW_SLEEP)"; }
+
+# trace_writer PID - sched_switch of PID and of the kworkers (stack_if),
+# jbd2_handle_stats of long handles
 trace_writer() {
 	echo 0 > "$T/tracing_on"
 	echo > "$T/trace"
 	echo mono > "$T/trace_clock"
 	echo 8192 > "$T/buffer_size_kb"
-	# and the unbound kworkers' sleeps in D state (writeback runs there):
-	# where a kworker holding a handle sleeps (tail-attr.py --holders)
-	local kw='prev_comm ~ "kworker/u*" && prev_state == 2'
-	echo "prev_pid == $1 || next_pid == $1 || ($kw) || next_comm ~ \"kworker/u*\"" \
+	echo "$(stack_if "$1") || next_pid == $1 || next_comm ~ \"kworker/u*\"" \
 		> "$T/events/sched/sched_switch/filter"
-	echo "stacktrace if prev_pid == $1 || ($kw)" > "$T/events/sched/sched_switch/trigger"
+	echo "stacktrace if $(stack_if "$1")" > "$T/events/sched/sched_switch/trigger"
 	echo 1 > "$T/events/sched/sched_switch/enable"
 	# handles that ran 2 jiffies (8 ms at Debian's HZ=250) or more: who
 	# holds a transaction open while the writer waits in T_LOCKED
@@ -83,8 +82,7 @@ trace_stop() {
 	echo 0 > "$T/events/sched/sched_switch/enable"
 	echo 0 > "$T/events/jbd2/jbd2_handle_stats/enable"
 	echo 0 > "$T/events/jbd2/jbd2_handle_stats/filter"
-	echo "!stacktrace if prev_pid == $1 || (prev_comm ~ \"kworker/u*\" && prev_state == 2)" \
-		> "$T/events/sched/sched_switch/trigger" 2>/dev/null
+	echo "!stacktrace if $(stack_if "$1")" > "$T/events/sched/sched_switch/trigger" 2>/dev/null
 	echo 0 > "$T/events/sched/sched_switch/filter"
 }
 
