@@ -44,6 +44,13 @@
  */
 #define JBD2TUNE_FORCED_COPY_GFP	(GFP_NOFS | __GFP_NORETRY | __GFP_NOWARN)
 
+/*
+ * Largest lock_delay_max_ms: two of jbd2's default commit intervals
+ * (JBD2_DEFAULT_MAX_COMMIT_AGE, 5 s).  Longer would let one stuck handle
+ * hold every fsync for longer than an administrator would guess.
+ */
+#define JBD2TUNE_LOCK_DELAY_MS_MAX	10000
+
 /**
  * enum jbd2tune_wait_kind - the waits we account
  * @JBD2TUNE_WAIT_SHADOW: do_get_write_access() slept on BH_Shadow
@@ -55,6 +62,9 @@
  * @JBD2TUNE_WAIT_COMMIT: one jbd2_journal_commit_transaction(), from its
  *	start to j_commit_sequence being updated (not a task's wait, but
  *	accounted the same way)
+ * @JBD2TUNE_WAIT_LOCK_DELAY: a commit waited, the transaction still
+ *	running, for the handles open at its start (lock_delay_max_ms;
+ *	jbd2tune_lock_delay.c)
  * @JBD2TUNE_NR_WAITS: number of kinds
  */
 enum jbd2tune_wait_kind {
@@ -63,6 +73,7 @@ enum jbd2tune_wait_kind {
 	JBD2TUNE_WAIT_LOCKED,
 	JBD2TUNE_WAIT_COMMIT_WAIT,
 	JBD2TUNE_WAIT_COMMIT,
+	JBD2TUNE_WAIT_LOCK_DELAY,
 	JBD2TUNE_NR_WAITS,
 };
 
@@ -137,6 +148,16 @@ struct jbd2tune_cfs;
  * @registered: on jbd2tune_journals (under jbd2tune_lock)
  * @cfs: configfs group of the journal, or NULL
  * @events: netlink event state
+ * @lock_early_updates: open handles of the running transaction that started
+ *	no later than @lock_delay_from (all of them while no delay is active);
+ *	jbd2tune_lock_delay.c
+ * @lock_delay_active: the commit is waiting for the early handles before
+ *	it locks the running transaction (set under the write side of
+ *	j_state_lock, read with acquire)
+ * @lock_delay_from: jiffies when that wait began
+ * @lock_delay_max_ms: 0 (lock at once, as stock) or
+ *	1..JBD2TUNE_LOCK_DELAY_MS_MAX, see jbd2tune_lock_delay();
+ *	READ_ONCE/WRITE_ONCE
  */
 struct jbd2tune_journal {
 	journal_t journal;
@@ -156,6 +177,10 @@ struct jbd2tune_journal {
 	bool registered;
 	struct jbd2tune_cfs *cfs;
 	struct jbd2tune_events events;
+	atomic_t lock_early_updates;
+	bool lock_delay_active;
+	unsigned long lock_delay_from;
+	int lock_delay_max_ms;
 };
 
 /**
@@ -177,6 +202,7 @@ struct jbd2tune_wait_snapshot {
  * @name: j_devname
  * @force_copy: knob
  * @reclaim_watermark_pct: knob
+ * @lock_delay_max_ms: knob
  * @reclaim_watermark_min_pct: lowest accepted non-zero watermark
  * @reclaim_watermark_max_pct: highest accepted watermark
  * @log_blocks: journal length, blocks
@@ -193,6 +219,7 @@ struct jbd2tune_snapshot {
 	char name[JBD2TUNE_NAME_MAX];
 	unsigned int force_copy;
 	unsigned int reclaim_watermark_pct;
+	unsigned int lock_delay_max_ms;
 	unsigned int reclaim_watermark_min_pct;
 	unsigned int reclaim_watermark_max_pct;
 	u64 log_blocks;
@@ -226,10 +253,13 @@ int jbd2tune_parse_uint(const char *buf, size_t len, unsigned int max,
 int jbd2tune_set_force_copy(struct jbd2tune_journal *jt, unsigned int val);
 int jbd2tune_set_reclaim_watermark_pct(struct jbd2tune_journal *jt,
 				       unsigned int val);
+int jbd2tune_set_lock_delay_max_ms(struct jbd2tune_journal *jt,
+				   unsigned int val);
 
 /* jbd2tune_params.c */
 unsigned int jbd2tune_force_copy_default(void);
 unsigned int jbd2tune_reclaim_watermark_pct_default(void);
+unsigned int jbd2tune_lock_delay_max_ms_default(void);
 
 /**
  * enum jbd2tune_figure - the single u64 figures of a journal
@@ -258,6 +288,9 @@ unsigned int jbd2tune_reclaim_watermark_pct_default(void);
  * @JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT: see jbd2tune_watermark_range()
  * @JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT: see jbd2tune_watermark_range()
  * @JBD2TUNE_FIG_LOGGED_BLOCKS: blocks written to the log by commits
+ * @JBD2TUNE_FIG_LOCK_DELAYS: commits that waited before locking
+ * @JBD2TUNE_FIG_LOCK_DELAY_US: their total wait, us
+ * @JBD2TUNE_FIG_LOCK_DELAY_MAX_US: longest such wait, us
  */
 enum jbd2tune_figure {
 	JBD2TUNE_FIG_LOG_BLOCKS,
@@ -285,6 +318,9 @@ enum jbd2tune_figure {
 	JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT,
 	JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT,
 	JBD2TUNE_FIG_LOGGED_BLOCKS,
+	JBD2TUNE_FIG_LOCK_DELAYS,
+	JBD2TUNE_FIG_LOCK_DELAY_US,
+	JBD2TUNE_FIG_LOCK_DELAY_MAX_US,
 };
 
 /* jbd2tune_stats.c */
@@ -362,6 +398,10 @@ void jbd2tune_journal_aborted(journal_t *journal);
 void jbd2tune_wait_done(journal_t *journal, enum jbd2tune_wait_kind kind,
 			u64 start_ns);
 void jbd2tune_handle_start(journal_t *journal);
+void jbd2tune_handle_joined(journal_t *journal, unsigned long start_jiffies);
+void jbd2tune_handle_leaving(journal_t *journal, unsigned long start_jiffies);
+void jbd2tune_lock_delay(journal_t *journal);
+void jbd2tune_lock_delay_done(journal_t *journal);
 
 /**
  * jbd2tune_wait_begin() - timestamp for jbd2tune_wait_done()

@@ -201,8 +201,44 @@ static ssize_t jbd2tune_cfs_reclaim_watermark_pct_store(struct config_item *item
 	return err ? err : count;
 }
 
+static ssize_t jbd2tune_cfs_lock_delay_max_ms_show(struct config_item *item,
+						   char *page)
+{
+	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
+	struct jbd2tune_journal *jt = jbd2tune_cfs_get(cfs);
+	ssize_t ret;
+
+	if (!jt)
+		return -ENODEV;
+	ret = scnprintf(page, PAGE_SIZE, "%d\n",
+			READ_ONCE(jt->lock_delay_max_ms));
+	mutex_unlock(&cfs->lock);
+	return ret;
+}
+
+static ssize_t jbd2tune_cfs_lock_delay_max_ms_store(struct config_item *item,
+						    const char *page,
+						    size_t count)
+{
+	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
+	struct jbd2tune_journal *jt;
+	unsigned int val;
+	int err;
+
+	err = jbd2tune_parse_uint(page, count, JBD2TUNE_LOCK_DELAY_MS_MAX, &val);
+	if (err)
+		return err;
+	jt = jbd2tune_cfs_get(cfs);
+	if (!jt)
+		return -ENODEV;
+	err = jbd2tune_set_lock_delay_max_ms(jt, val);
+	mutex_unlock(&cfs->lock);
+	return err ? err : count;
+}
+
 CONFIGFS_ATTR(jbd2tune_cfs_, force_copy);
 CONFIGFS_ATTR(jbd2tune_cfs_, reclaim_watermark_pct);
+CONFIGFS_ATTR(jbd2tune_cfs_, lock_delay_max_ms);
 
 #define JBD2TUNE_FIGURE_ATTR(_name, _fig)				\
 static ssize_t jbd2tune_cfs_##_name##_show(struct config_item *item,	\
@@ -254,6 +290,10 @@ JBD2TUNE_FIGURE_ATTR(reclaim_watermark_min_pct,
 JBD2TUNE_FIGURE_ATTR(reclaim_watermark_max_pct,
 		     JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT);
 JBD2TUNE_FIGURE_ATTR(logged_blocks, JBD2TUNE_FIG_LOGGED_BLOCKS);
+JBD2TUNE_FIGURE_ATTR(lock_delays, JBD2TUNE_FIG_LOCK_DELAYS);
+JBD2TUNE_FIGURE_ATTR(lock_delay_us, JBD2TUNE_FIG_LOCK_DELAY_US);
+JBD2TUNE_FIGURE_ATTR(lock_delay_max_us, JBD2TUNE_FIG_LOCK_DELAY_MAX_US);
+JBD2TUNE_HIST_ATTR(lock_delay_hist, JBD2TUNE_WAIT_LOCK_DELAY);
 
 static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_force_copy,
@@ -288,6 +328,11 @@ static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_reclaim_watermark_min_pct,
 	&jbd2tune_cfs_attr_reclaim_watermark_max_pct,
 	&jbd2tune_cfs_attr_logged_blocks,
+	&jbd2tune_cfs_attr_lock_delay_max_ms,
+	&jbd2tune_cfs_attr_lock_delays,
+	&jbd2tune_cfs_attr_lock_delay_us,
+	&jbd2tune_cfs_attr_lock_delay_max_us,
+	&jbd2tune_cfs_attr_lock_delay_hist,
 	NULL,
 };
 

@@ -79,6 +79,25 @@ int jbd2tune_set_force_copy(struct jbd2tune_journal *jt, unsigned int val)
 }
 
 /**
+ * jbd2tune_set_lock_delay_max_ms() - set a journal's lock_delay_max_ms knob
+ * @jt: the journal
+ * @val: 0 (the commit locks the running transaction at once, as stock) or
+ *	1..JBD2TUNE_LOCK_DELAY_MS_MAX milliseconds
+ *
+ * Read by the next commit (jbd2tune_lock_delay()).  No locking needed.
+ *
+ * Return: 0 or -EINVAL (the knob keeps its value).
+ */
+int jbd2tune_set_lock_delay_max_ms(struct jbd2tune_journal *jt,
+				   unsigned int val)
+{
+	if (val > JBD2TUNE_LOCK_DELAY_MS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(jt->lock_delay_max_ms, val);
+	return 0;
+}
+
+/**
  * jbd2tune_set_reclaim_watermark_pct() - set a journal's reclaim watermark
  * @jt: the journal
  * @val: 0 (off) or a percentage of the log inside the journal's range,
@@ -121,6 +140,7 @@ journal_t *jbd2tune_journal_alloc(void)
 	INIT_LIST_HEAD(&jt->node);
 	jt->force_copy = jbd2tune_force_copy_default();
 	jt->reclaim_watermark_pct = jbd2tune_reclaim_watermark_pct_default();
+	jt->lock_delay_max_ms = jbd2tune_lock_delay_max_ms_default();
 	jbd2tune_reclaim_setup(jt);
 	jbd2tune_events_setup(jt);
 	return &jt->journal;

@@ -86,6 +86,10 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 		[JBD2TUNE_WAIT_COMMIT] = { { JBD2TUNE_ATTR_COMMITS,
 					     JBD2TUNE_ATTR_COMMIT_TIME_US,
 					     JBD2TUNE_ATTR_COMMIT_TIME_MAX_US } },
+		[JBD2TUNE_WAIT_LOCK_DELAY] = {
+			{ JBD2TUNE_ATTR_LOCK_DELAYS,
+			  JBD2TUNE_ATTR_LOCK_DELAY_US,
+			  JBD2TUNE_ATTR_LOCK_DELAY_MAX_US } },
 	};
 	static const u16 hist_attrs[JBD2TUNE_NR_WAITS] = {
 		[JBD2TUNE_WAIT_SHADOW] = JBD2TUNE_ATTR_SHADOW_WAIT_HIST,
@@ -93,6 +97,7 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 		[JBD2TUNE_WAIT_LOCKED] = JBD2TUNE_ATTR_LOCKED_WAIT_HIST,
 		[JBD2TUNE_WAIT_COMMIT_WAIT] = JBD2TUNE_ATTR_COMMIT_WAIT_HIST,
 		[JBD2TUNE_WAIT_COMMIT] = JBD2TUNE_ATTR_COMMIT_TIME_HIST,
+		[JBD2TUNE_WAIT_LOCK_DELAY] = JBD2TUNE_ATTR_LOCK_DELAY_HIST,
 	};
 	int k;
 
@@ -100,6 +105,8 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 	    nla_put_u8(skb, JBD2TUNE_ATTR_FORCE_COPY, s->force_copy) ||
 	    nla_put_u8(skb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT,
 		       s->reclaim_watermark_pct) ||
+	    nla_put_u32(skb, JBD2TUNE_ATTR_LOCK_DELAY_MAX_MS,
+			s->lock_delay_max_ms) ||
 	    nla_put_u8(skb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT,
 		       s->reclaim_watermark_min_pct) ||
 	    nla_put_u8(skb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT,
@@ -141,6 +148,7 @@ static size_t jbd2tune_nl_msg_size(void)
 
 	return nla_total_size(JBD2TUNE_NAME_MAX) +	/* name */
 	       2 * nla_total_size(sizeof(u8)) +		/* knobs */
+	       nla_total_size(sizeof(u32)) +		/* lock_delay_max_ms */
 	       2 * nla_total_size(sizeof(u8)) +		/* watermark range */
 	       nla_total_size(sizeof(u8)) +		/* stall kind */
 	       u64_attrs * nla_total_size_64bit(sizeof(u64)) +

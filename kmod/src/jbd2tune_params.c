@@ -2,8 +2,9 @@
 /*
  * jbd2tune_params.c - module parameters: knob defaults for new journals
  *
- * /sys/module/jbd2/parameters/force_copy_default and
- * reclaim_watermark_pct_default are copied into every journal set up
+ * /sys/module/jbd2/parameters/force_copy_default,
+ * reclaim_watermark_pct_default and lock_delay_max_ms_default are copied
+ * into every journal set up
  * after they change (jbd2tune_journal_alloc()), so a value set before a
  * mount is in effect from the journal's first transaction.  Writes are
  * validated exactly like the configfs knobs (jbd2tune_parse_uint()).
@@ -16,6 +17,7 @@
 
 static unsigned int force_copy_default;
 static unsigned int reclaim_watermark_pct_default;
+static unsigned int lock_delay_max_ms_default;
 
 static int jbd2tune_param_set(const char *val, const struct kernel_param *kp,
 			      unsigned int max)
@@ -42,6 +44,17 @@ static int jbd2tune_watermark_set(const char *val,
 	return jbd2tune_param_set(val, kp, JBD2TUNE_WATERMARK_PCT_MAX);
 }
 
+static int jbd2tune_lock_delay_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	return jbd2tune_param_set(val, kp, JBD2TUNE_LOCK_DELAY_MS_MAX);
+}
+
+static const struct kernel_param_ops jbd2tune_lock_delay_ops = {
+	.set = jbd2tune_lock_delay_set,
+	.get = param_get_uint,
+};
+
 static const struct kernel_param_ops jbd2tune_force_copy_ops = {
 	.set = jbd2tune_force_copy_set,
 	.get = param_get_uint,
@@ -60,6 +73,10 @@ module_param_cb(reclaim_watermark_pct_default, &jbd2tune_watermark_ops,
 		&reclaim_watermark_pct_default, 0644);
 MODULE_PARM_DESC(reclaim_watermark_pct_default,
 		 "reclaim_watermark_pct of journals set up from now on (0 off, 1..90, default 0)");
+module_param_cb(lock_delay_max_ms_default, &jbd2tune_lock_delay_ops,
+		&lock_delay_max_ms_default, 0644);
+MODULE_PARM_DESC(lock_delay_max_ms_default,
+		 "lock_delay_max_ms of journals set up from now on (0 off, 1..10000, default 0)");
 
 /**
  * jbd2tune_force_copy_default() - current force_copy_default
@@ -79,4 +96,14 @@ unsigned int jbd2tune_force_copy_default(void)
 unsigned int jbd2tune_reclaim_watermark_pct_default(void)
 {
 	return READ_ONCE(reclaim_watermark_pct_default);
+}
+
+/**
+ * jbd2tune_lock_delay_max_ms_default() - current lock_delay_max_ms default
+ *
+ * Return: 0..JBD2TUNE_LOCK_DELAY_MS_MAX.
+ */
+unsigned int jbd2tune_lock_delay_max_ms_default(void)
+{
+	return READ_ONCE(lock_delay_max_ms_default);
 }

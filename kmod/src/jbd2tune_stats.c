@@ -138,6 +138,11 @@ u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig)
 	case JBD2TUNE_FIG_COMMIT_TIME_MAX_US:
 		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_COMMIT,
 					    fig - JBD2TUNE_FIG_COMMITS);
+	case JBD2TUNE_FIG_LOCK_DELAYS:
+	case JBD2TUNE_FIG_LOCK_DELAY_US:
+	case JBD2TUNE_FIG_LOCK_DELAY_MAX_US:
+		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_LOCK_DELAY,
+					    fig - JBD2TUNE_FIG_LOCK_DELAYS);
 	case JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED:
 		return atomic64_read(&jt->copyouts_forced_failed);
 	case JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT:
@@ -195,6 +200,7 @@ void jbd2tune_snapshot(struct jbd2tune_journal *jt,
 	strscpy(snap->name, jt->journal.j_devname, sizeof(snap->name));
 	snap->force_copy = READ_ONCE(jt->force_copy);
 	snap->reclaim_watermark_pct = READ_ONCE(jt->reclaim_watermark_pct);
+	snap->lock_delay_max_ms = READ_ONCE(jt->lock_delay_max_ms);
 	jbd2tune_watermark_range(&jt->journal, &snap->reclaim_watermark_min_pct,
 				 &snap->reclaim_watermark_max_pct);
 	snap->log_blocks = jbd2tune_figure(jt, JBD2TUNE_FIG_LOG_BLOCKS);

@@ -78,6 +78,11 @@ enum jbd2tune_attr {
 	JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT,	/* u8, highest accepted */
 	JBD2TUNE_ATTR_COPYOUTS_FORCED_FAILED,	/* u64, forced copies not made */
 	JBD2TUNE_ATTR_LOGGED_BLOCKS,		/* u64, blocks commits wrote to the log */
+	JBD2TUNE_ATTR_LOCK_DELAY_MAX_MS,	/* u32, 0 or 1..10000 */
+	JBD2TUNE_ATTR_LOCK_DELAYS,		/* u64, commits that waited to lock */
+	JBD2TUNE_ATTR_LOCK_DELAY_US,		/* u64 */
+	JBD2TUNE_ATTR_LOCK_DELAY_MAX_US,	/* u64 */
+	JBD2TUNE_ATTR_LOCK_DELAY_HIST,		/* binary: u64[HIST_BUCKETS] */
 
 	__JBD2TUNE_ATTR_MAX,
 	JBD2TUNE_ATTR_MAX = __JBD2TUNE_ATTR_MAX - 1
