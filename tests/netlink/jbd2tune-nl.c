@@ -66,6 +66,11 @@ static const struct field u8_fields[] = {
 	{ JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT, "reclaim_watermark_max_pct" },
 };
 
+/* the u32 knobs, in configfs file names */
+static const struct field u32_fields[] = {
+	{ JBD2TUNE_ATTR_LOCK_DELAY_MAX_MS, "lock_delay_max_ms" },
+};
+
 /* the u64 figures, in configfs file names */
 static const struct field u64_fields[] = {
 	{ JBD2TUNE_ATTR_LOG_BLOCKS, "log_blocks" },
@@ -93,6 +98,9 @@ static const struct field u64_fields[] = {
 	{ JBD2TUNE_ATTR_RECLAIM_BLOCKS, "reclaim_blocks" },
 	{ JBD2TUNE_ATTR_THRESHOLD_BLOCKS, "threshold_blocks" },
 	{ JBD2TUNE_ATTR_STALL_MAX_US, "stall_max_us" },
+	{ JBD2TUNE_ATTR_LOCK_DELAYS, "lock_delays" },
+	{ JBD2TUNE_ATTR_LOCK_DELAY_US, "lock_delay_us" },
+	{ JBD2TUNE_ATTR_LOCK_DELAY_MAX_US, "lock_delay_max_us" },
 };
 
 static const struct field hist_fields[] = {
@@ -101,6 +109,7 @@ static const struct field hist_fields[] = {
 	{ JBD2TUNE_ATTR_LOCKED_WAIT_HIST, "locked_wait_hist" },
 	{ JBD2TUNE_ATTR_COMMIT_WAIT_HIST, "commit_wait_hist" },
 	{ JBD2TUNE_ATTR_COMMIT_TIME_HIST, "commit_time_hist" },
+	{ JBD2TUNE_ATTR_LOCK_DELAY_HIST, "lock_delay_hist" },
 };
 
 static const char *const cmd_names[] = {
@@ -149,6 +158,8 @@ static void init_policy(void)
 	policy[JBD2TUNE_ATTR_NAME].maxlen = JBD2TUNE_NAME_MAX;
 	for (i = 0; i < sizeof(u8_fields) / sizeof(u8_fields[0]); i++)
 		policy[u8_fields[i].attr].type = NLA_U8;
+	for (i = 0; i < sizeof(u32_fields) / sizeof(u32_fields[0]); i++)
+		policy[u32_fields[i].attr].type = NLA_U32;
 	policy[JBD2TUNE_ATTR_STALL_KIND].type = NLA_U8;
 	policy[JBD2TUNE_ATTR_TIMESTAMP_NS].type = NLA_U64;
 }
@@ -252,6 +263,13 @@ static void print_attrs(FILE *f, struct nlattr **tb, const char *sep)
 			continue;
 		fprintf(f, "%s%s=%u", s, u8_fields[i].key,
 			nla_get_u8(tb[u8_fields[i].attr]));
+		s = sep;
+	}
+	for (i = 0; i < sizeof(u32_fields) / sizeof(u32_fields[0]); i++) {
+		if (!tb[u32_fields[i].attr])
+			continue;
+		fprintf(f, "%s%s=%u", s, u32_fields[i].key,
+			nla_get_u32(tb[u32_fields[i].attr]));
 		s = sep;
 	}
 	if (tb[JBD2TUNE_ATTR_STALL_KIND]) {

@@ -17,7 +17,7 @@ Exit status 1 with a "FAIL:" line when a check fails.
 """
 import sys
 
-FIXED = {"force_copy", "reclaim_watermark_pct", "log_blocks",
+FIXED = {"force_copy", "reclaim_watermark_pct", "lock_delay_max_ms", "log_blocks",
          "max_transaction_blocks", "reclaim_watermark_min_pct",
          "reclaim_watermark_max_pct"}
 

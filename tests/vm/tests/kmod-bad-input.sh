@@ -84,8 +84,10 @@ for v in 1 $((wmin - 1)) 90; do
 	assert_eq "watermark $v (outside $wmin..$wmax)" EINVAL "$r"
 	assert_eq "watermark after refused $v" "$wmin" "$(jattr "$j" reclaim_watermark_pct)"
 done
+check_file "$CFS/$j/lock_delay_max_ms" 2500 10001 10000
 check_file "$PARAMS/force_copy_default" 1 2
 check_file "$PARAMS/reclaim_watermark_pct_default" 30 91
+check_file "$PARAMS/lock_delay_max_ms_default" 2500 10001 10000
 assert_eq "force_copy_default mode" 644 "$(stat -c %a "$PARAMS/force_copy_default")"
 
 # read-only files refuse writes

@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod test: lock_delay_max_ms.  One handle held for seconds: a truncate
+# of a 64 MiB file that must read cold block bitmaps and extent blocks
+# through dm-delay (400 ms a read) inside the handle ext4_truncate() holds.
+# While it sleeps on such a read, an fsync asks for the commit of its
+# transaction, and a writer keeps rewriting a cached file (each write a
+# handle for its mtime).  Rounds (LD_ROUNDS) of lock_delay_max_ms 0, 10000
+# and BOUND_MS (1000), each on a fresh file system.  Asserted:
+#  - 0: the writer waited in T_LOCKED for the truncate's handle
+#    (locked_wait_max_us >= STALL_US), lock_delays stays 0;
+#  - 10000: the commit waited for that handle with the transaction running
+#    (lock_delays >= 1, STALL_US <= lock_delay_max_us <= the knob + 0.5 s)
+#    and the writer's longest T_LOCKED wait stays under STALL_US;
+#  - BOUND_MS: the handle outlasts the knob, so the commit waited exactly
+#    the bound (+ 0.5 s) and locked; the writer then waited for the rest;
+#  - e2fsck -fn clean; the early-handle count is checked by the module at
+#    every commit (a WARNING fails the test).
+# STALL_US is 3/4 of one delayed read: nothing else here waits that long.
+# vm-disk: 512M
+# vm-timeout: 600
+source "$PROJECT/tests/vm/lib.sh"
+source "$PROJECT/tests/vm/lib-kmod.sh"
+
+kmod_setup
+modprobe dm-delay 2>/dev/null || true
+sectors=$(blockdev --getsz /dev/vda)
+READ_DELAY_MS=400
+# a bound the truncate's handle (2-4 s: 8 block groups, a bitmap read
+# each, plus extent blocks) outlasts
+BOUND_MS=1000
+STALL_US=$((READ_DELAY_MS * 750))
+MNT=/mnt/ld
+
+dm_table() { echo "0 $sectors delay /dev/vda 0 $1 /dev/vda 0 0"; }
+
+# round DELAY_MS - one truncate beside the writer and the fsync
+round() {
+	local ld=$1 j
+	dmsetup remove slow 2>/dev/null
+	run_ok "dmsetup create" dmsetup create slow --table "$(dm_table 0)"
+	# small block groups: the file below spans many, each with its bitmap
+	mkfs_ext4 /dev/mapper/slow -g 2048 -J size=16
+	mkdir -p $MNT
+	# no_prefetch_block_bitmaps: else ext4lazyinit may read the bitmaps
+	# back in after drop_caches, and the truncate finds them cached
+	run_ok mount mount -t ext4 -o no_prefetch_block_bitmaps /dev/mapper/slow $MNT
+	j=$(journal_name /dev/mapper/slow)
+	run_ok "big file" dd if=/dev/zero of=$MNT/big bs=1M count=64 status=none
+	python3 - "$MNT" <<'PY'
+import os, sys
+for n in ("w", "s"):
+    fd = os.open(os.path.join(sys.argv[1], n), os.O_CREAT | os.O_WRONLY, 0o644)
+    os.write(fd, b"x" * 4096); os.fsync(fd); os.close(fd)
+PY
+	# cold caches for certain: unmount, drop the device's buffers and
+	# mount again (drop_caches alone left the bitmaps cached now and then)
+	run_ok umount umount $MNT
+	run_ok "blockdev --flushbufs" blockdev --flushbufs /dev/mapper/slow
+	run_ok mount mount -t ext4 -o no_prefetch_block_bitmaps /dev/mapper/slow $MNT
+	# warm what the writer and the fsync touch, then slow the reads
+	python3 - "$MNT" <<'PY'
+import os, sys
+for n in ("w", "s"):
+    fd = os.open(os.path.join(sys.argv[1], n), os.O_RDWR)
+    os.read(fd, 4096); os.pwrite(fd, b"x", 0); os.fsync(fd); os.close(fd)
+PY
+	run_ok "dmsetup suspend" dmsetup suspend slow
+	run_ok "dmsetup reload" dmsetup reload slow --table "$(dm_table $READ_DELAY_MS)"
+	run_ok "dmsetup resume" dmsetup resume slow
+	jset "$j" lock_delay_max_ms "$ld"
+	T=/sys/kernel/tracing
+	echo > $T/trace
+	echo "interval >= 25" > $T/events/jbd2/jbd2_handle_stats/filter
+	echo 1 > $T/events/jbd2/jbd2_handle_stats/enable
+	echo 1 > $T/events/jbd2tune/jbd2tune_lock_delay/enable
+	echo 1 > $T/events/jbd2tune/jbd2tune_locked_wait/enable
+	python3 - "$MNT" > "$OUT/round-$ld.txt" <<'PY' &
+import os, sys, time
+fd = os.open(os.path.join(sys.argv[1], "w"), os.O_WRONLY)
+stop, lat, i = time.monotonic() + 12, [], 0
+while time.monotonic() < stop:
+    t = time.monotonic(); os.pwrite(fd, b"z" * 512, (i % 8) * 512); lat.append(time.monotonic() - t)
+    i += 1; time.sleep(0.002)
+print("writes %d max_ms %.1f" % (len(lat), max(lat) * 1000))
+PY
+	local wp=$!
+	sleep 2
+	local t0=$SECONDS
+	truncate -s 0 $MNT/big &
+	local tp=$!
+	# once the truncate sleeps (D state) inside ext4_truncate(), which
+	# holds its handle across ext4_ext_truncate() (seen: waiting in
+	# ext4_wait_block_bitmap() under ext4_free_blocks()), dirty an inode
+	# and fsync it: that commit must wait for the truncate's handle
+	python3 - "$MNT" "$tp" <<'PY' || fail "the truncate was never seen reading under its handle"
+import os, sys, time
+mnt, pid = sys.argv[1], sys.argv[2]
+end, st, seen = time.monotonic() + 30, "", set()
+while time.monotonic() < end:
+    try:
+        st = open("/proc/%s/stack" % pid).read()
+    except OSError as e:
+        print("/proc/%s/stack: %s" % (pid, e)); break
+    seen.add(" < ".join(l.split()[1].split("+")[0] for l in st.splitlines() if len(l.split()) > 1))
+    try:
+        state = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        state = "?"
+    if "ext4_truncate" in st and state == "D":
+        fd = os.open(os.path.join(mnt, "s"), os.O_WRONLY)
+        os.pwrite(fd, b"y", 0); os.fsync(fd); os.close(fd)
+        print("fsync during the truncate's read under its handle:")
+        print(st)
+        sys.exit(0)
+    time.sleep(0.01)
+print("the truncate's stacks seen:\n  " + "\n  ".join(sorted(seen)))
+sys.exit(1)
+PY
+	wait $tp || fail truncate
+	log "truncate took $((SECONDS - t0)) s"
+	wait $wp || fail "writer"
+	echo 0 > $T/events/jbd2/jbd2_handle_stats/enable
+	echo 0 > $T/events/jbd2tune/jbd2tune_lock_delay/enable
+	echo 0 > $T/events/jbd2tune/jbd2tune_locked_wait/enable
+	grep -v "^#" $T/trace | awk '$0 !~ /locked_wait/ || $NF > 10000' | tail -n 40
+	local lw ldn ldmax
+	lw=$(jattr "$j" locked_wait_max_us) ldn=$(jattr "$j" lock_delays)
+	ldmax=$(jattr "$j" lock_delay_max_us)
+	log "lock_delay_max_ms=$ld: $(cat "$OUT/round-$ld.txt"), locked_waits $(jattr "$j" locked_waits), locked_wait_max_us $lw, lock_delays $ldn, lock_delay_max_us $ldmax, commit_wait_max_us $(jattr "$j" commit_wait_max_us)"
+	case $ld in
+	0)
+		assert_eq "lock_delays with the knob off" 0 "$ldn"
+		assert_cmp "the writer's longest T_LOCKED wait with the delay off, us" \
+			"$lw" -ge "$STALL_US"
+		;;
+	"$BOUND_MS")
+		# the handle outlasts the knob: the commit locks at the bound and
+		# the writer waits for the rest of the handle, as without the knob
+		assert_cmp "lock_delays" "$ldn" -ge 1
+		assert_cmp "lock_delay_max_us, at least the bound" "$ldmax" -ge $((ld * 1000))
+		assert_cmp "lock_delay_max_us, the bound and a little" "$ldmax" -le $((ld * 1000 + 500000))
+		assert_cmp "the writer's longest T_LOCKED wait past the bound, us" "$lw" -ge "$STALL_US"
+		;;
+	*)
+		assert_cmp "lock_delays" "$ldn" -ge 1
+		assert_cmp "lock_delay_max_us, the commit's wait for the truncate" \
+			"$ldmax" -ge "$STALL_US"
+		assert_cmp "lock_delay_max_us within the knob" "$ldmax" -le $((ld * 1000 + 500000))
+		assert_cmp "the writer's longest T_LOCKED wait with the delay on, us" "$lw" -lt "$STALL_US"
+		;;
+	esac
+	run_ok umount umount $MNT
+	run_ok "dmsetup reload" dmsetup reload slow --table "$(dm_table 0)"
+	dmsetup resume slow
+	fsck_clean /dev/mapper/slow
+	dmsetup remove slow
+}
+
+for ld in ${LD_ROUNDS:-0 10000 $BOUND_MS}; do round "$ld"; done
+echo "kmod-lock-delay: all checks passed"
