@@ -133,41 +133,9 @@ static ssize_t jbd2tune_cfs_show_hist(struct config_item *item, char *page,
 	return len;
 }
 
-static ssize_t jbd2tune_cfs_force_copy_show(struct config_item *item,
-					    char *page)
-{
-	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
-	struct jbd2tune_journal *jt = jbd2tune_cfs_get(cfs);
-	ssize_t ret;
-
-	if (!jt)
-		return -ENODEV;
-	ret = scnprintf(page, PAGE_SIZE, "%d\n", READ_ONCE(jt->force_copy));
-	mutex_unlock(&cfs->lock);
-	return ret;
-}
-
-static ssize_t jbd2tune_cfs_force_copy_store(struct config_item *item,
-					     const char *page, size_t count)
-{
-	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
-	struct jbd2tune_journal *jt;
-	unsigned int val;
-	int err;
-
-	err = jbd2tune_parse_uint(page, count, 1, &val);
-	if (err)
-		return err;
-	jt = jbd2tune_cfs_get(cfs);
-	if (!jt)
-		return -ENODEV;
-	err = jbd2tune_set_force_copy(jt, val);
-	mutex_unlock(&cfs->lock);
-	return err ? err : count;
-}
-
-static ssize_t jbd2tune_cfs_reclaim_watermark_pct_show(struct config_item *item,
-						       char *page)
+/* a knob: an int of struct jbd2tune_journal at @offset, READ_ONCE */
+static ssize_t jbd2tune_cfs_show_knob(struct config_item *item, char *page,
+				      size_t offset)
 {
 	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
 	struct jbd2tune_journal *jt = jbd2tune_cfs_get(cfs);
@@ -176,68 +144,59 @@ static ssize_t jbd2tune_cfs_reclaim_watermark_pct_show(struct config_item *item,
 	if (!jt)
 		return -ENODEV;
 	ret = scnprintf(page, PAGE_SIZE, "%d\n",
-			READ_ONCE(jt->reclaim_watermark_pct));
+			READ_ONCE(*(int *)((char *)jt + offset)));
 	mutex_unlock(&cfs->lock);
 	return ret;
 }
 
-static ssize_t jbd2tune_cfs_reclaim_watermark_pct_store(struct config_item *item,
-							const char *page,
-							size_t count)
+/*
+ * Parses at most @max (EINVAL otherwise, the knob untouched), then lets
+ * @set check the journal's own limits and store the value.
+ */
+static ssize_t jbd2tune_cfs_store_knob(struct config_item *item,
+				       const char *page, size_t count,
+				       unsigned int max,
+				       int (*set)(struct jbd2tune_journal *jt,
+						  unsigned int val))
 {
 	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
 	struct jbd2tune_journal *jt;
 	unsigned int val;
 	int err;
 
-	err = jbd2tune_parse_uint(page, count, JBD2TUNE_WATERMARK_PCT_MAX, &val);
+	err = jbd2tune_parse_uint(page, count, max, &val);
 	if (err)
 		return err;
 	jt = jbd2tune_cfs_get(cfs);
 	if (!jt)
 		return -ENODEV;
-	err = jbd2tune_set_reclaim_watermark_pct(jt, val);
+	err = set(jt, val);
 	mutex_unlock(&cfs->lock);
 	return err ? err : count;
 }
 
-static ssize_t jbd2tune_cfs_lock_delay_max_ms_show(struct config_item *item,
-						   char *page)
-{
-	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
-	struct jbd2tune_journal *jt = jbd2tune_cfs_get(cfs);
-	ssize_t ret;
-
-	if (!jt)
-		return -ENODEV;
-	ret = scnprintf(page, PAGE_SIZE, "%d\n",
-			READ_ONCE(jt->lock_delay_max_ms));
-	mutex_unlock(&cfs->lock);
-	return ret;
+/* show and store of a knob; CONFIGFS_ATTR() follows each use */
+#define JBD2TUNE_KNOB_ATTR(_name, _max)					\
+static ssize_t jbd2tune_cfs_##_name##_show(struct config_item *item,	\
+					   char *page)			\
+{									\
+	return jbd2tune_cfs_show_knob(item, page,			\
+				      offsetof(struct jbd2tune_journal,	\
+					       _name));			\
+}									\
+static ssize_t jbd2tune_cfs_##_name##_store(struct config_item *item,	\
+					    const char *page,		\
+					    size_t count)		\
+{									\
+	return jbd2tune_cfs_store_knob(item, page, count, _max,		\
+				       jbd2tune_set_##_name);		\
 }
 
-static ssize_t jbd2tune_cfs_lock_delay_max_ms_store(struct config_item *item,
-						    const char *page,
-						    size_t count)
-{
-	struct jbd2tune_cfs *cfs = to_jbd2tune_cfs(item);
-	struct jbd2tune_journal *jt;
-	unsigned int val;
-	int err;
-
-	err = jbd2tune_parse_uint(page, count, JBD2TUNE_LOCK_DELAY_MS_MAX, &val);
-	if (err)
-		return err;
-	jt = jbd2tune_cfs_get(cfs);
-	if (!jt)
-		return -ENODEV;
-	err = jbd2tune_set_lock_delay_max_ms(jt, val);
-	mutex_unlock(&cfs->lock);
-	return err ? err : count;
-}
-
+JBD2TUNE_KNOB_ATTR(force_copy, 1)
 CONFIGFS_ATTR(jbd2tune_cfs_, force_copy);
+JBD2TUNE_KNOB_ATTR(reclaim_watermark_pct, JBD2TUNE_WATERMARK_PCT_MAX)
 CONFIGFS_ATTR(jbd2tune_cfs_, reclaim_watermark_pct);
+JBD2TUNE_KNOB_ATTR(lock_delay_max_ms, JBD2TUNE_LOCK_DELAY_MS_MAX)
 CONFIGFS_ATTR(jbd2tune_cfs_, lock_delay_max_ms);
 
 #define JBD2TUNE_FIGURE_ATTR(_name, _fig)				\
