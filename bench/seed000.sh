@@ -14,6 +14,10 @@
 #   auto   ours, jbd2-tuned with the shipped policy started before the
 #          warm-up (it decides during it; the measured part shows what
 #          its decision gives)
+#   on-ld  ours, force_copy 1 and lock_delay_max_ms BENCH_LOCK_DELAY_MS
+#          (5000): the commit locks the transaction later (not in the
+#          default list)
+# BENCH_SEED_SETTINGS picks and orders them (default "stock off on auto").
 # Per load BENCH_PAIRS (3) rounds, the order reversed every other round
 # (ABBA), each run on a freshly made file system on the same disk:
 # BENCH_WARMUP_S (45) unmeasured, then BENCH_SEED_S (60) measured.  Rows
@@ -30,6 +34,8 @@ LOADS=${BENCH_SEED_LOADS:-demo seed}
 PAIRS=${BENCH_PAIRS:-3}
 WARMUP_S=${BENCH_WARMUP_S:-45}
 DEMO_PHASE_S=${BENCH_SEED_S:-60}
+read -r -a SETTINGS <<< "${BENCH_SEED_SETTINGS:-stock off on auto}"
+LOCK_DELAY_MS=${BENCH_LOCK_DELAY_MS:-5000}
 STOCK_KO=$PROJECT/build/bench/stock-jbd2-$KABI.ko
 [ -f "$STOCK_KO" ] || fail "$STOCK_KO missing (bench/seed000 puts it there)"
 TSV=$OUT/seed000.tsv
@@ -51,6 +57,11 @@ one_run() {
 	case $setting in
 	off) echo 0 > "$DEMO_CFS/force_copy" || fail "force_copy=0" ;;
 	on) echo 1 > "$DEMO_CFS/force_copy" || fail "force_copy=1" ;;
+	on-ld)
+		echo 1 > "$DEMO_CFS/force_copy" || fail "force_copy=1"
+		echo "$LOCK_DELAY_MS" > "$DEMO_CFS/lock_delay_max_ms" ||
+			fail "lock_delay_max_ms=$LOCK_DELAY_MS"
+		;;
 	auto) DEMO_AGENT_LOG=$OUT/agent-$tag.log demo_agent_start ;;
 	esac
 	demo_background_start
@@ -78,11 +89,11 @@ echo "# $KSERIES $KABI pairs=$PAIRS warmup=${WARMUP_S}s measured=${DEMO_PHASE_S}
 for load in $LOADS; do
 	demo_load "$load" BENCH_SEED_LOADS
 	for pair in $(seq 1 "$PAIRS"); do
-		if [ $((pair % 2)) = 1 ]; then
-			list=(stock off on auto)
-		else
-			list=(auto on off stock)
-		fi
+		list=()
+		for s in "${SETTINGS[@]}"; do
+			case $s in stock|off|on|auto|on-ld) ;; *) fail "BENCH_SEED_SETTINGS: no setting '$s'" ;; esac
+			if [ $((pair % 2)) = 1 ]; then list+=("$s"); else list=("$s" "${list[@]}"); fi
+		done
 		for s in "${list[@]}"; do
 			one_run "$load" "$pair" "$s" "${list[0]}"
 		done

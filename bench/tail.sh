@@ -12,7 +12,8 @@
 # TAIL_LOAD=seed runs issue 14's load instead (dirty expiry 10 s, as
 # bench/seed000's "seed"); TAIL_SETTINGS (default "0 1") lists the
 # force_copy values to run, in order, each on a fresh file system (the two
-# disks taken in turn), e.g. "1 1 1 1" to catch a rare stall.
+# disks taken in turn), e.g. "1 1 1 1" to catch a rare stall; FC:MS also
+# sets the journal's lock_delay_max_ms to MS for that run ("1 1:5000").
 # TAIL_WBT_LAT_USEC sets both disks' writeback throttling target
 # (queue/wbt_lat_usec, 0 = off).
 # During the measured part tracefs records every sched_switch of the writer
@@ -86,12 +87,18 @@ trace_stop() {
 	echo 0 > "$T/events/sched/sched_switch/filter"
 }
 
-# run FC DEV N - one measured run with force_copy FC on a fresh DEV; N
-# numbers the run in the file names (tail-fcFC[-N].txt, trace-fcFC[-N])
+# run FC DEV N [LD] - one measured run with force_copy FC on a fresh DEV
+# and the module's lock_delay_max_ms at LD (default 0); N numbers the run
+# in the file names (tail-fcFC[-N].txt, trace-fcFC[-N])
 run() {
-	local fc=$1 dev=$2 tag=$1${3:+-$3} pid ops=$OUT/tail-ops-$1 lost
+	local fc=$1 dev=$2 tag=$1${3:+-$3} ld=${4:-0} pid ops=$OUT/tail-ops-$1 lost
 	demo_fs_start "$dev"
 	echo "$fc" > "$DEMO_CFS/force_copy" || fail "force_copy=$fc"
+	if [ -e "$DEMO_CFS/lock_delay_max_ms" ]; then
+		echo "$ld" > "$DEMO_CFS/lock_delay_max_ms" || fail "lock_delay_max_ms=$ld"
+	elif [ "$ld" != 0 ]; then
+		fail "lock_delay_max_ms=$ld: this jbd2 has no such knob"
+	fi
 	demo_background_start
 	demo_warmup "$WARMUP_S"
 	local before after
@@ -107,7 +114,7 @@ run() {
 	demo_background_stop
 	set -- $before $after
 	{
-		echo "force_copy=$fc: shadow waits $(($5 - $1)), forced copy-outs $(($6 - $2))," \
+		echo "force_copy=$fc lock_delay_max_ms=$ld: shadow waits $(($5 - $1)), forced copy-outs $(($6 - $2))," \
 			"locked waits $(cat "$DEMO_CFS/locked_waits") (whole run), trace events lost $lost"
 		python3 - "$ops" <<'PY'
 import sys
@@ -117,20 +124,24 @@ print("  writer latency ms: p50 %.1f p99 %.1f p99.9 %.1f p99.99 %.1f max %.1f (%
       % (p(0.5), p(0.99), p(0.999), p(0.9999), d[-1], len(d)))
 PY
 		python3 "$PROJECT/bench/tail-attr.py" "$OUT/trace-fc$tag.txt" "$ops" "$pid" \
-			--tag "force_copy=$fc" --holders --hz 250
+			--tag "force_copy=$fc lock_delay_max_ms=$ld" --holders --hz 250
 	} | tee "$OUT/tail-fc$tag.txt"
 	python3 "$PROJECT/bench/tail-attr.py" "$OUT/trace-fc$tag.txt" "$ops" "$pid" \
-		--tag "$fc" --tsv >> "$OUT/tail.tsv"
+		--tag "$fc:$ld" --tsv >> "$OUT/tail.tsv"
 	gzip -f "$OUT/trace-fc$tag.txt"
 	demo_fs_stop "$dev"
 }
 
+# a setting is FC or FC:LOCK_DELAY_MS (lock_delay_max_ms for that run)
 n=0
-for fc in $TAIL_SETTINGS; do
-	case $fc in 0|1) ;; *) fail "TAIL_SETTINGS: 0 or 1, not '$fc'" ;; esac
+for setting in $TAIL_SETTINGS; do
+	fc=${setting%%:*} ld=0
+	case $setting in *:*) ld=${setting#*:} ;; esac
+	case $fc in 0|1) ;; *) fail "TAIL_SETTINGS: 0 or 1[:MS], not '$setting'" ;; esac
+	case $ld in ''|*[!0-9]*) fail "TAIL_SETTINGS: 0 or 1[:MS], not '$setting'" ;; esac
 	n=$((n + 1))
 	# the default "0 1" keeps the file names tail-fc0.txt / tail-fc1.txt
 	run "$fc" "$([ $((n % 2)) = 1 ] && echo /dev/vda || echo /dev/vdb)" \
-		"$([ "$TAIL_SETTINGS" = "0 1" ] || echo "$n")"
+		"$([ "$TAIL_SETTINGS" = "0 1" ] || echo "$n")" "$ld"
 done
 echo "bench/tail.sh: done"
