@@ -3,7 +3,8 @@
 #
 # Power cuts, replayed (VM side; tests/crash/run boots it for each series
 # and knob setting).  jbd2 is loaded with the knobs as module defaults
-# (CRASH_KNOBS=on: force_copy_default=1 reclaim_watermark_pct_default=50;
+# (CRASH_KNOBS=on: force_copy_default=1 reclaim_watermark_pct_default=50
+# lock_delay_max_ms_default=5000;
 # off: the control), so the journal has them from its mount on.  A 64 MB
 # ext4 with a 4 MiB journal (-J size=4) on dm-log-writes (vda, log on vdb)
 # takes workload.py: CRASH_WRITERS writers of CRASH_OPS fsync'ed operations

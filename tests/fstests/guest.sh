@@ -3,7 +3,8 @@
 #
 # fstests in the VM (tests/fstests/run boots this once per series and jbd2:
 # the stock module, then ours).  Ours is loaded with every knob on as module
-# defaults (force_copy_default=1 reclaim_watermark_pct_default=50, also in
+# defaults (force_copy_default=1 reclaim_watermark_pct_default=50
+# lock_delay_max_ms_default=5000, also in
 # /etc/modprobe.d so a reload keeps them), and every journal the run sets up
 # is checked in configfs: the test file system's before fstests starts, and
 # all groups seen by a sampler every 2 s while it runs (knobs.txt).  ext4 on
@@ -27,7 +28,7 @@ source "$PROJECT/tests/vm/lib-kmod.sh"
 
 FST=${FSTESTS_DIR:?FSTESTS_DIR not set}
 TESTS=${FSTESTS_TESTS:?FSTESTS_TESTS not set}
-FC=1 WM=50
+FC=1 WM=50 LD=5000
 if [ ! -x "$FST/check" ] || [ ! -d "$FST/src" ]; then
 	fail "$FST is not a built fstests tree"
 fi
@@ -36,11 +37,13 @@ fi
 grep -q '^jbd2 ' /proc/modules && fail "jbd2 is loaded before the test set its parameters"
 if [ "$FLAVOUR" = ours ]; then
 	echo "options jbd2 force_copy_default=$FC reclaim_watermark_pct_default=$WM" \
-		> /etc/modprobe.d/jbd2-fstests.conf
+		"lock_delay_max_ms_default=$LD" > /etc/modprobe.d/jbd2-fstests.conf
 	run_ok "modprobe jbd2" modprobe jbd2
 	assert_eq "jbd2 force_copy_default" "$FC" "$(cat "$PARAMS/force_copy_default")"
 	assert_eq "jbd2 reclaim_watermark_pct_default" "$WM" \
 		"$(cat "$PARAMS/reclaim_watermark_pct_default")"
+	assert_eq "jbd2 lock_delay_max_ms_default" "$LD" \
+		"$(cat "$PARAMS/lock_delay_max_ms_default")"
 	kmod_setup
 else
 	run_ok "modprobe jbd2" modprobe jbd2
@@ -69,6 +72,7 @@ if [ "$FLAVOUR" = ours ]; then
 	[ -n "$j" ] || fail "no journal for /dev/vda"
 	assert_eq "$j force_copy" "$FC" "$(jattr "$j" force_copy)"
 	assert_eq "$j reclaim_watermark_pct" "$WM" "$(jattr "$j" reclaim_watermark_pct)"
+	assert_eq "$j lock_delay_max_ms" "$LD" "$(jattr "$j" lock_delay_max_ms)"
 	lo=$(jattr "$j" reclaim_watermark_min_pct)
 	hi=$(jattr "$j" reclaim_watermark_max_pct)
 	assert_cmp "$j watermark $WM >= reclaim_watermark_min_pct (not clamped)" "$WM" -ge "$lo"
@@ -96,16 +100,18 @@ sed 's/^/  /' "$cfg"
 
 # --- the knobs of every journal while fstests runs ------------------------
 # One line per group and sample: name force_copy watermark copyouts_forced
-# reclaim_runs.  bash builtins only: groups come and go with each mount.
+# reclaim_runs lock_delay_max_ms lock_delays.  bash builtins only: groups
+# come and go with each mount.
 sample_knobs() {
-	local g n fc wm co rr
+	local g n fc wm co rr ld ldn
 	while :; do
 		for g in "$CFS"/*/; do
 			n=${g%/}; n=${n##*/}
 			{ read -r fc < "$g/force_copy" && read -r wm < "$g/reclaim_watermark_pct" &&
-				read -r co < "$g/copyouts_forced" && read -r rr < "$g/reclaim_runs"; } \
+				read -r co < "$g/copyouts_forced" && read -r rr < "$g/reclaim_runs" &&
+				read -r ld < "$g/lock_delay_max_ms" && read -r ldn < "$g/lock_delays"; } \
 				2>/dev/null || continue
-			echo "$n $fc $wm $co $rr"
+			echo "$n $fc $wm $co $rr $ld $ldn"
 		done
 		sleep 2
 	done
@@ -131,20 +137,21 @@ rc=0
 if [ -n "$sampler" ]; then
 	kill "$sampler"
 	wait "$sampler" 2>/dev/null
-	awk -v fc="$FC" -v wm="$WM" '
-		{ n[$1]++; if ($2 != fc || $3 != wm) off[$1] = off[$1] " " $2 "/" $3
-		  if ($4 > co[$1]) co[$1] = $4; if ($5 > rr[$1]) rr[$1] = $5 }
+	awk -v fc="$FC" -v wm="$WM" -v ld="$LD" '
+		{ n[$1]++; if ($2 != fc || $3 != wm || $6 != ld) off[$1] = off[$1] " " $2 "/" $3 "/" $6
+		  if ($4 > co[$1]) co[$1] = $4; if ($5 > rr[$1]) rr[$1] = $5
+		  if ($7 > ldn[$1]) ldn[$1] = $7 }
 		END {
 			for (j in n) {
 				seen++
-				printf "%s: %d samples, knobs %s, max copyouts_forced %d, max reclaim_runs %d\n",
-					j, n[j], (j in off) ? "OFF (" off[j] " )" : "on", co[j], rr[j]
+				printf "%s: %d samples, knobs %s, max copyouts_forced %d, max reclaim_runs %d, max lock_delays %d\n",
+					j, n[j], (j in off) ? "OFF (" off[j] " )" : "on", co[j], rr[j], ldn[j]
 				if (j in off) bad = 1
 			}
 			if (!seen) print "no journal sampled"
 			exit bad
 		}' /tmp/knob-samples > "$OUT/knobs.txt" || rc=1
-	echo "journals seen in configfs during fstests (force_copy/watermark must stay $FC/$WM):"
+	echo "journals seen in configfs during fstests (force_copy/watermark/lock_delay_max_ms must stay $FC/$WM/$LD):"
 	sed 's/^/  /' "$OUT/knobs.txt"
 	[ $rc = 0 ] || echo "FAIL: a journal had a knob off during fstests" >&2
 fi

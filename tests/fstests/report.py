@@ -78,7 +78,8 @@ def main():
 
     print()
     print("fstests %s on %s (%s, ext4): stock jbd2 vs ours with "
-          "force_copy_default=1 reclaim_watermark_pct_default=50"
+          "force_copy_default=1 reclaim_watermark_pct_default=50 "
+          "lock_delay_max_ms_default=5000"
           % (version, a.series, kernel))
     for f in FLAVOURS:
         if f in status:
