@@ -82,5 +82,6 @@ crash_journal_checks() {
 	else
 		assert_eq "control: reclaim_runs" 0 "$(fig "$f" reclaim_runs)"
 		assert_eq "control: copyouts_forced" 0 "$(fig "$f" copyouts_forced)"
+		assert_eq "control: lock_delays" 0 "$(fig "$f" lock_delays)"
 	fi
 }

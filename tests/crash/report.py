@@ -57,7 +57,7 @@ def main():
         print("\n=== crash tests, kernel %s ===" % s)
         replay = [["run", "knobs", "marks", "points", "recovered", "fsck errors",
                    "mount fails", "files checked", "versions", "lost", "wrong",
-                   "log wraps", "reclaim runs", "forced copies", "VM s"]]
+                   "log wraps", "reclaim runs", "forced copies", "lock delays", "VM s"]]
         flakey = [["run", "knobs", "ops before fault", "fsync'ed files checked",
                    "dirs", "removals", "lost", "wrong", "aborted", "umount", "e2fsck",
                    "VM s"]]
@@ -85,7 +85,7 @@ def main():
                 knobs = "stock jbd2"
             if p is None:
                 missing += 1
-                replay.append([r, knobs, "no result (%s)" % st] + [""] * 11 + [secs])
+                replay.append([r, knobs, "no result (%s)" % st] + [""] * 12 + [secs])
                 continue
             caught += bool(p["lost"] or p["wrong"])
             wraps = "-"
@@ -94,7 +94,8 @@ def main():
             replay.append([r, knobs, p["marks"], p["points"], p["recovered"],
                            p["fsck_errors"], p["mount_failures"], p["files_checked"],
                            p["distinct_files"], p["lost"], p["wrong"], wraps,
-                           w.get("reclaim_runs", "-"), w.get("copyouts_forced", "-"), secs])
+                           w.get("reclaim_runs", "-"), w.get("copyouts_forced", "-"),
+                           w.get("lock_delays", "-"), secs])
         if len(replay) > 1:
             table(replay)
         if len(flakey) > 1:
