@@ -170,13 +170,17 @@ demo_warmup() {
 }
 
 # demo_watch_start - note when the first shadow wait and force_copy=1 are
-# seen (seconds since this call, 0.5 s resolution) in $OUT/watch-$DEMO_J
+# seen (ms since this call, 0.5 s resolution) in $OUT/watch-$DEMO_J, and
+# until then "ms shadow_waits" every 0.5 s in $OUT/watch-series-$DEMO_J
 demo_watch_start() {
+	rm -f "$OUT/watch-$DEMO_J" "$OUT/watch-series-$DEMO_J"
 	(
 		t0=$(date +%s%N) first_wait= on=
 		while [ -z "$first_wait" ] || [ -z "$on" ]; do
 			now=$(( ($(date +%s%N) - t0) / 1000000 ))
-			if [ -z "$first_wait" ] && [ "$(cat "$DEMO_CFS/shadow_waits")" != 0 ]; then
+			sw=$(cat "$DEMO_CFS/shadow_waits")
+			echo "$now $sw" >> "$OUT/watch-series-$DEMO_J"
+			if [ -z "$first_wait" ] && [ "$sw" != 0 ]; then
 				first_wait=$now
 				echo "first_wait_ms=$now" >> "$OUT/watch-$DEMO_J"
 			fi
@@ -193,6 +197,19 @@ demo_watch_start() {
 # demo_watch VAR - a figure noted by the watcher, or "" when not seen
 demo_watch() {
 	sed -n "s/^$1=//p" "$OUT/watch-$DEMO_J" 2>/dev/null
+}
+
+# demo_watch_sustained WINDOW_MS N - the first time (ms, as demo_watch) the
+# watcher saw N or more shadow waits within the WINDOW_MS before it (the
+# counter then against the last sample WINDOW_MS or more earlier, 0 before
+# the first), or "" when never: when a window of the agent held N waits
+demo_watch_sustained() {
+	awk -v w="$1" -v n="$2" '
+		{ t[NR] = $1; c[NR] = $2
+		  base = 0
+		  for (i = NR; i >= 1; i--) if (t[i] <= $1 - w) { base = c[i]; break }
+		  if ($2 - base >= n) { print $1; exit } }' \
+		"$OUT/watch-series-$DEMO_J" 2>/dev/null
 }
 
 # demo_counters - "shadow_waits copyouts_forced free_blocks force_copy"

@@ -3,8 +3,8 @@
 #
 # jbd2-tuned on the real module under a stalling load (the demo's scenario,
 # shortened): phase 1 with the agent in dry-run, phase 2 in auto.  Asserts
-# that the agent, not the script, sets force_copy within 3 windows of
-# sustained shadow waits and logs its reason, that busctl reads ForceCopy
+# that the agent, not the script, sets force_copy within 5 s of the load
+# first giving 3 shadow waits within one window, and logs its reason, that busctl reads ForceCopy
 # true, that the Decision signal was emitted, that the writer's p99.9 is
 # lower in phase 2 than in phase 1, and that e2fsck -fn is clean.
 # vm-disk: 400M,throttling.bps-write=6291456
@@ -54,10 +54,21 @@ on=$(demo_watch force_copy_on_ms)
 [ -n "$first" ] || fail "no shadow wait during the ${WARMUP_S}s warm-up: the load did not stall"
 [ -n "$on" ] ||
 	{ cat "$OUT/agent.log"; fail "the agent did not turn force_copy on (first shadow wait at ${first} ms)"; }
-log "first shadow wait at ${first} ms, force_copy on at ${on} ms"
-# 3 windows of waits, plus one sampling interval and the watcher's 0.5 s
-assert_cmp "ms from the first shadow wait to force_copy=1" \
-	$((on - first)) -le $((3 * WINDOW_S * 1000 + 1500))
+# The agent's trigger: force_copy_min_waits (3) shadow waits over 10 ms
+# within one window.  When the load first met it is read off the watcher's
+# counter series; the agent must act within its next sample (1 s) plus the
+# watcher's resolution on each side (0.5 s) and slack.  Measured from the
+# trigger, not the first wait: how fast waits accumulate depends on the
+# kernel (a debug kernel under TCG gives fewer per window) and the host,
+# the reaction to them does not.
+met=$(demo_watch_sustained $((WINDOW_S * 1000)) 3)
+[ -n "$met" ] || { cat "$OUT/agent.log"; fail "3 shadow waits within ${WINDOW_S} s never seen, yet force_copy went on at ${on} ms"; }
+log "first shadow wait at ${first} ms, 3 within ${WINDOW_S} s by ${met} ms, force_copy on at ${on} ms"
+assert_cmp "ms from 3 shadow waits within a window to force_copy=1" \
+	$((on - met)) -le 5000
+# the watcher samples every 0.5 s (slower on a busy host): the first wait
+# and force_copy=1 can fall in one sample, never in the wrong order
+assert_cmp "ms from the first shadow wait to force_copy=1" $((on - first)) -ge 0
 grep "$DEMO_J: force_copy 0->1" "$OUT/agent.log" | grep -v dry-run
 demo_phase auto
 fc=$(busctl --system get-property org.jbd2tune1 "$(demo_journal_path)" \
