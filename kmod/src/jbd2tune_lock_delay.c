@@ -110,13 +110,15 @@ void jbd2tune_lock_delay(journal_t *journal)
 	start_ns = jbd2tune_wait_begin();
 	deadline = jiffies + msecs_to_jiffies(max_ms);
 	for (;;) {
+		long left = (long)(deadline - jiffies);
+
 		prepare_to_wait(&journal->j_wait_updates, &wait,
 				TASK_UNINTERRUPTIBLE);
-		if (!atomic_read(&jt->lock_early_updates) ||
-		    !time_before(jiffies, deadline))
+		/* left is taken once: a tick later it could be negative */
+		if (!atomic_read(&jt->lock_early_updates) || left <= 0)
 			break;
 		write_unlock(&journal->j_state_lock);
-		schedule_timeout(deadline - jiffies);
+		schedule_timeout(left);
 		write_lock(&journal->j_state_lock);
 	}
 	finish_wait(&journal->j_wait_updates, &wait);
