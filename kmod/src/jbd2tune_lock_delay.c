@@ -14,9 +14,12 @@
  * transaction still T_RUNNING, for the handles that were open when it
  * started (the "early" handles: started no later than the jiffy the delay
  * began), at most lock_delay_max_ms; then it locks as before and waits
- * for the handles that joined meanwhile.  Nothing that the commit writes changes: it still
- * writes the transaction only after every handle of it has stopped, so a
- * handle's changes stay within one transaction.
+ * for the handles that joined meanwhile.  Nothing that the commit writes
+ * changes: it still writes the transaction only after every handle of it
+ * has stopped, so a handle's changes stay within one transaction.  The
+ * cost: the commit, and every fsync waiting for it, also waits for the
+ * late handles still open when it locks (Documentation/kmod-maintainer.md,
+ * "Lock later").
  *
  * Telling early handles from late ones needs no field of handle_t (ext4 is
  * built against its layout): h_start_jiffies is set under the read side of
