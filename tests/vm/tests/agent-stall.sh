@@ -9,7 +9,7 @@
 # lower in phase 2 than in phase 1, and that e2fsck -fn is clean.
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-disk: 400M,throttling.bps-write=6291456
-# vm-timeout: 480
+# vm-timeout: 600
 source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/bench/demo-scenario.sh"
 
