@@ -4,9 +4,10 @@
 # jbd2-tuned on the real module under a stalling load (the demo's scenario,
 # shortened): phase 1 with the agent in dry-run, phase 2 in auto.  Asserts
 # that the agent, not the script, sets force_copy within 5 s of the load
-# first giving 3 shadow waits within one window, and logs its reason, that busctl reads ForceCopy
-# true, that the Decision signal was emitted, that the writer's p99.9 is
-# lower in phase 2 than in phase 1, and that e2fsck -fn is clean.
+# first giving 3 shadow waits within one window, and logs its reason; that
+# busctl reads ForceCopy true, that the Decision signal was emitted, that
+# the writer's p99.9 is lower in phase 2 than in phase 1 (not on a debug
+# kernel, where the writer is CPU-bound), and that e2fsck -fn is clean.
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-timeout: 600
@@ -88,5 +89,14 @@ echo "ok: Decision signal emitted"
 demo_print_table
 p1=$(awk '$1 == "dry-run" { print $5 }' "$OUT/table")
 p2=$(awk '$1 == "auto" { print $5 }' "$OUT/table")
-python3 -c "import sys; a, b = float('$p1'), float('$p2'); print('writer p99.9: dry-run %.1f ms, auto %.1f ms, ratio auto/dry-run %.3f' % (a, b, b / a if a else 0)); sys.exit(0 if b < a else 1)" ||
-	fail "writer p99.9 did not drop with force_copy on ($p1 -> $p2 ms)"
+ok=0
+python3 -c "import sys; a, b = float('$p1'), float('$p2'); print('writer p99.9: dry-run %.1f ms, auto %.1f ms, ratio auto/dry-run %.3f' % (a, b, b / a if a else 0)); sys.exit(0 if b < a else 1)" || ok=1
+# On a debug kernel (KASAN, lockdep) under TCG the writer is CPU-bound:
+# seen there, p50 225 -> 810 ms with no shadow wait left in the auto phase,
+# and the phase outlasted the 300 s hold, so the agent probed off and back
+# on within it.  The comparison says nothing about jbd2 there; the
+# functional checks above stand.
+case "$KSERIES" in
+*-debug) [ $ok = 0 ] || echo "note: writer p99.9 not judged on a debug kernel ($p1 -> $p2 ms)" ;;
+*) [ $ok = 0 ] || fail "writer p99.9 did not drop with force_copy on ($p1 -> $p2 ms)" ;;
+esac
