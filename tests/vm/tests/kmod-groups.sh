@@ -39,8 +39,12 @@ for pair in "$ja /dev/vda" "$jb /dev/vdb"; do
 done
 echo "attributes of $ja:"
 dump_journal "$ja"
-n=$(ls "$CFS/$ja" | wc -l)
-assert_eq "attribute files" 32 "$n"
+# the group holds exactly the attributes the ABI document describes
+abi="$PROJECT/Documentation/ABI/testing/configfs-jbd2"
+want=$(sed -n 's|^What:.*/<journal>/||p' "$abi" | sort | tr '\n' ' ')
+assert_cmp "attributes in the ABI document" "$(echo $want | wc -w)" -ge 37
+assert_eq "attribute files = ABI document" "$want" \
+	"$(ls "$CFS/$ja" | sort | tr '\n' ' ')"
 
 # some metadata traffic, then the figures still read
 mkdir /mnt/a/d{1..200} || fail "mkdir"
