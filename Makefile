@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # jbd2-tune top level.  `make demo` runs the main job, `make check` the tests
-# (see README.md).  KSERIES selects the kernel series for kmod (6.1, 6.12).
+# (see Documentation/development.md).  KSERIES selects the kernel series for kmod (6.1, 6.12).
 
 KSERIES ?= 6.1
 export KSERIES
 
-.PHONY: all kmod agent check check-system check-system-trixie check-debug demo bench crash fstests deb clean install deps
+.PHONY: all kmod agent check check-system check-system-trixie check-debug demo bench crash fstests deb dsc repo check-fleet clean install deps
 
 all: kmod agent
 
@@ -60,6 +60,22 @@ fstests:
 # the Debian packages, into build/deb/ (debian/)
 deb:
 	debian/build-debs build/deb
+
+# the source package (.dsc, .tar.xz), into build/deb/
+dsc:
+	debian/build-debs --source build/deb
+
+# a fleet's signed apt repository, into build/repo/: the two packages of
+# `make deb` plus one prebuilt jbd2-tune-modules-<abi> per supported kernel
+# ABI (deploy/build-repo, Documentation/fleet.md); needs root and the
+# cached kernels (kmod/scripts/fetch-kernel)
+repo: deb
+	nice -n 19 deploy/build-repo build/deb build/repo
+
+# the repository's signature as apt checks it, the Ansible role's lint and
+# its run in a Debian 12 chroot (deploy/check-fleet): outside check
+check-fleet:
+	deploy/check-fleet
 
 install:
 	$(MAKE) -C agent install

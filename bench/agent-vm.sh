@@ -100,9 +100,9 @@ cat > /etc/jbd2-tuned.conf.d/50-bench.conf <<'EOC'
 [agent]
 window_s = 10
 [defaults]
-force_copy_on_p99_ms = 1
-force_copy_min_waits = 1
-force_copy_hold_s = 2
+stall_wait_min_ms = 1
+stall_budget_ms_per_s = 1
+trial_block_s = 1
 reclaim = off
 EOC
 # the log goes to the guest's tmpfs: $OUT is shared over 9p, where every

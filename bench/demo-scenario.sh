@@ -154,12 +154,20 @@ demo_background_stop() {
 # fallocate: blocks are allocated at writeback (delalloc), so the block
 # bitmaps and group descriptors are re-dirtied while the commit writes them.
 demo_writer() {
-	fio --name=writer --directory="$DEMO_MNT" --filename=writer-$2 \
-		--rw=write --bs=64k --size=256m --fallocate=none --rate=4m --ioengine=sync \
-		--time_based --runtime="$1" --percentile_list=50:99:99.9:99.99 \
+	demo_writer_argv "$1" "$2"
+	"${DEMO_WRITER_ARGV[@]}" --percentile_list=50:99:99.9:99.99 \
 		--output-format=json --output="$OUT/writer-$2.json" > /dev/null ||
 		fail "fio writer"
 	rm -f "$DEMO_MNT/writer-$2"
+}
+
+# demo_writer_argv SECONDS TAG - that writer's fio command line, without
+# its output options, in DEMO_WRITER_ARGV (an array: run in the background
+# as is, $! is fio itself)
+demo_writer_argv() {
+	DEMO_WRITER_ARGV=(fio --name=writer --directory="$DEMO_MNT" --filename="writer-$2"
+		--rw=write --bs=64k --size=256m --fallocate=none --rate=4m --ioengine=sync
+		--time_based --runtime="$1")
 }
 
 # demo_warmup SECONDS - the full load (background + writer) unmeasured for
@@ -167,6 +175,31 @@ demo_writer() {
 # and in phase 2 the agent has seen the stalls and acted by then
 demo_warmup() {
 	demo_writer "$1" warmup
+}
+
+# demo_warmup_until MIN MAX FILE REGEX - the same unmeasured full load,
+# for at least MIN and at most MAX seconds, ended as soon as FILE has a
+# line matching REGEX (grep -E) after MIN: e.g. the agent's verdict on its
+# trial, whose length depends on the load's waits.  Prints the seconds it
+# ran; fails when the writer fails.
+demo_warmup_until() {
+	local min=$1 max=$2 file=$3 re=$4 t0=$SECONDS pid rc=0
+	demo_writer_argv "$max" warmup
+	"${DEMO_WRITER_ARGV[@]}" --output=/dev/null > /dev/null &
+	pid=$!
+	while kill -0 "$pid" 2> /dev/null; do
+		if [ $((SECONDS - t0)) -ge "$min" ] && grep -Eq "$re" "$file" 2> /dev/null; then
+			kill "$pid" 2> /dev/null
+			wait "$pid" 2> /dev/null
+			pid=
+			break
+		fi
+		sleep 1
+	done
+	[ -z "$pid" ] || wait "$pid" || rc=$?
+	rm -f "$DEMO_MNT/writer-warmup"
+	[ "$rc" = 0 ] || fail "fio writer (warm-up)"
+	echo $((SECONDS - t0))
 }
 
 # demo_watch_start - note when the first shadow wait and force_copy=1 are

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "strbuf.h"
 #include "hist.h"
 
 #define MIB	(1024ULL * 1024ULL)
@@ -75,6 +76,10 @@ bool jt_advice_at_top(const struct jt_journal_policy *jp, const struct jt_journa
 {
 	int64_t wm = s->knob[JT_KNOB_RECLAIM], min, max;
 
+	/* auto tried every step up to the top, and none removed the waits */
+	if (jp->reclaim == JT_MODE_AUTO && st->knob[JT_KNOB_RECLAIM].managed &&
+	    st->knob[JT_KNOB_RECLAIM].top_only && jt_reclaim_range(jp, s, &min, &max))
+		return true;
 	if (wm <= 0)
 		return false;
 	if (s->has_reclaim_limits && s->reclaim_watermark_max_pct &&
@@ -84,22 +89,6 @@ bool jt_advice_at_top(const struct jt_journal_policy *jp, const struct jt_journa
 	       jt_reclaim_range(jp, s, &min, &max) && wm == max;
 }
 
-/* Append to @buf (of @len, holding @at characters); returns the new length, cut at @len. */
-__attribute__((format(printf, 4, 5)))
-static size_t append(char *buf, size_t len, size_t at, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (at >= len)
-		return at;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + at, len - at, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return at;
-	return at + (size_t)n < len ? at + (size_t)n : len - 1;
-}
 
 /*
  * @in as one word for a POSIX shell into @out: as is when it is plain, else
@@ -113,11 +102,11 @@ static bool shell_word(const char *in, char *out, size_t len)
 
 	if (*in && strspn(in, plain) == strlen(in))
 		return (size_t)snprintf(out, len, "%s", in) < len;
-	at = append(out, len, at, "'");
+	at = jt_append(out, len, at, "'");
 	for (; *in; in++)
-		at = *in == '\'' ? append(out, len, at, "'\\''") : append(out, len, at, "%c", *in);
-	at = append(out, len, at, "'");
-	return at < len - 1;
+		at = *in == '\'' ? jt_append(out, len, at, "'\\''") : jt_append(out, len, at, "%c", *in);
+	at = jt_append(out, len, at, "'");
+	return at < len;
 }
 
 static bool is_ext34(const char *fstype)
@@ -142,9 +131,16 @@ static void compose(const struct jt_timing *t, const struct jt_advice_state *a,
 
 	if (jt_hist_diff(sp->hist, a->streak_space_hist, diff))
 		p99 = jt_hist_percentile_us(diff, JT_PERCENTILE, sp->wait_max_us);
-	at = append(text, len, 0,
-		    "space waits persist with the reclaim watermark at its maximum (%lld %%): %llu waits in %.0f s, p99 %.1f ms; the busiest %.0f s logged %llu blocks, and this %llu-block journal has %llu above its foreground threshold; ",
-		    (long long)s->knob[JT_KNOB_RECLAIM],
+	if (a->tried_top_pct)
+		at = jt_append(text, len, 0,
+			    "space waits persist, and a trial of the reclaim watermark at its maximum (%lld %%) did not remove them",
+			    (long long)a->tried_top_pct);
+	else
+		at = jt_append(text, len, 0,
+			    "space waits persist with the reclaim watermark at its maximum (%lld %%)",
+			    (long long)s->knob[JT_KNOB_RECLAIM]);
+	at = jt_append(text, len, at,
+		    ": %llu waits in %.0f s, p99 %.1f ms; the busiest %.0f s logged %llu blocks, and this %llu-block journal has %llu above its foreground threshold; ",
 		    (unsigned long long)(sp->waits - a->streak_space_waits),
 		    (double)(s->time_us - a->streak_start_us) / 1e6, p99 / 1000.0,
 		    (double)t->window_us / 1e6, (unsigned long long)a->peak_blocks,
@@ -152,50 +148,50 @@ static void compose(const struct jt_timing *t, const struct jt_advice_state *a,
 		    (unsigned long long)(s->log_blocks - s->max_transaction_blocks));
 	if (sz->too_large) {
 		if (bs)
-			at = append(text, len, at, "a journal that holds them would be %llu MiB, ",
+			at = jt_append(text, len, at, "a journal that holds them would be %llu MiB, ",
 				    (unsigned long long)sz->size_mib);
 		else
-			at = append(text, len, at, "a journal that holds them would be %llu blocks, ",
+			at = jt_append(text, len, at, "a journal that holds them would be %llu blocks, ",
 				    (unsigned long long)sz->size_blocks);
 		if (sz->limit_blocks < JT_JOURNAL_MAX_BLOCKS)
-			append(text, len, at,
+			jt_append(text, len, at,
 			       "more than the %llu MiB tune2fs makes here (half the free space once this journal is gone): only a larger file system, a faster device or fewer metadata changes per second can help",
 			       (unsigned long long)(sz->limit_blocks * bs / MIB));
 		else
-			append(text, len, at,
+			jt_append(text, len, at,
 			       "more than the %llu blocks e2fsprogs makes at most: only a faster device or fewer metadata changes per second can help",
 			       JT_JOURNAL_MAX_BLOCKS);
 		return;
 	}
 	if (!bs) {
-		append(text, len, at,
+		jt_append(text, len, at,
 		       "a journal of %llu blocks would hold them; no mounted file system was found for this journal (an external journal, or not mounted), so neither its block size nor the commands are known: an internal journal is replaced on the unmounted file system with tune2fs -O ^has_journal, then tune2fs -J size=MiB; an external one needs a new journal device (mke2fs -O journal_dev)",
 		       (unsigned long long)sz->size_blocks);
 		return;
 	}
-	at = append(text, len, at, "a journal of %llu MiB would hold them",
+	at = jt_append(text, len, at, "a journal of %llu MiB would hold them",
 		    (unsigned long long)sz->size_mib);
 	if (fs->fstype && !is_ext34(fs->fstype)) {
-		append(text, len, at, " (the file system is %s: see its own tools)", fs->fstype);
+		jt_append(text, len, at, " (the file system is %s: see its own tools)", fs->fstype);
 		return;
 	}
 	if (!commands || !fs->mount_point || !fs->device || !is_ext34(fs->fstype) ||
 	    !shell_word(fs->device, dev, sizeof(dev)) ||
 	    !shell_word(fs->mount_point, mnt, sizeof(mnt))) {
-		append(text, len, at,
+		jt_append(text, len, at,
 		       "; on the unmounted file system: tune2fs -O ^has_journal, then tune2fs -J size=%llu",
 		       (unsigned long long)sz->size_mib);
 		return;
 	}
 	if (strcmp(fs->mount_point, "/") == 0)
-		at = append(text, len, at, ": from a rescue system (it is the root file system), ");
+		at = jt_append(text, len, at, ": from a rescue system (it is the root file system), ");
 	else
-		at = append(text, len, at, ": unmount %s, then ", mnt);
-	at = append(text, len, at,
+		at = jt_append(text, len, at, ": unmount %s, then ", mnt);
+	at = jt_append(text, len, at,
 		    "e2fsck -f %s && tune2fs -O ^has_journal %s && tune2fs -J size=%llu %s",
 		    dev, dev, (unsigned long long)sz->size_mib, dev);
 	if (strcmp(fs->mount_point, "/") != 0)
-		append(text, len, at, ", and mount it again");
+		jt_append(text, len, at, ", and mount it again");
 }
 
 /* The streak is long enough: a new advice when none stands or it grew. */
@@ -292,6 +288,14 @@ enum jt_advice_event jt_advice_step(const struct jt_timing *t, const struct jt_j
 		return JT_ADVICE_NONE;
 	}
 	a->win_at_top = a->win_at_top && jt_advice_at_top(jp, st, s);
+	{
+		int64_t min, max;
+
+		a->tried_top_pct = 0;
+		if (jp->reclaim == JT_MODE_AUTO && st->knob[JT_KNOB_RECLAIM].top_only &&
+		    jt_reclaim_range(jp, s, &min, &max) && s->knob[JT_KNOB_RECLAIM] != max)
+			a->tried_top_pct = max;
+	}
 	if (now - a->win_start_us < t->window_us)
 		return JT_ADVICE_NONE;
 

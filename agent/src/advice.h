@@ -55,6 +55,7 @@ struct jt_advice_state {
 	uint64_t win_space_waits;	/* space waits then */
 	uint64_t win_space_hist[JT_HIST_BUCKETS];
 	bool win_at_top;		/* watermark at the top at every sample since */
+	int64_t tried_top_pct;		/* auto: the top that failed its trial (not in force), else 0 */
 	unsigned int streak;		/* windows in a row with space waits, at the top */
 	uint64_t streak_start_us;	/* start of the streak's first window */
 	uint64_t streak_space_waits;	/* space waits then */
@@ -104,7 +105,9 @@ int jt_advice_size(uint64_t peak_blocks, uint64_t log_blocks, uint64_t threshold
  * highest the agent may set for the journal: the kernel's
  * reclaim_watermark_max_pct in any mode, or, when @jp has reclaim auto and
  * the agent still manages the knob (@st), the top of auto's range
- * (jt_reclaim_range()).  Never with the watermark at 0 (off).
+ * (jt_reclaim_range()), or, in auto, when trials of every step up to that
+ * top removed no wait (knob state top_only: the watermark is back off).
+ * Otherwise never with the watermark at 0 (off).
  */
 bool jt_advice_at_top(const struct jt_journal_policy *jp, const struct jt_journal_state *st,
 		      const struct jt_sample *s);

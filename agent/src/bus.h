@@ -46,7 +46,10 @@ void jt_bus_modes_changed(struct jt_manager *m, struct jt_journal *j);
  */
 void jt_bus_advice(struct jt_manager *m, struct jt_journal *j);
 
-/* PolicyFiles changed after a reload. */
+/* The diagnosis of @j changed cause (j->diagnosis): PropertiesChanged of Diagnosis. */
+void jt_bus_diagnosis(struct jt_manager *m, struct jt_journal *j);
+
+/* PolicyFiles (and maybe DryRun, [agent] dry_run) changed after a reload. */
 void jt_bus_policy_changed(struct jt_manager *m);
 
 #endif

@@ -35,6 +35,15 @@ static const char *const key_names[JT_KEYS] = {
 	[JT_KEY_OUTCOME_MIN_WAITS] = "outcome_min_waits",
 	[JT_KEY_OUTCOME_BACKOFF_S] = "outcome_backoff_s",
 	[JT_KEY_ADVICE_WINDOWS] = "advice_windows",
+	[JT_KEY_STALL_BUDGET_MS_PER_S] = "stall_budget_ms_per_s",
+	[JT_KEY_STALL_BOUND_MS] = "stall_bound_ms",
+	[JT_KEY_STALL_WAIT_MIN_MS] = "stall_wait_min_ms",
+	[JT_KEY_TRIAL_BLOCK_S] = "trial_block_s",
+	[JT_KEY_TRIAL_MIN_PAIRS] = "trial_min_pairs",
+	[JT_KEY_TRIAL_MAX_PAIRS] = "trial_max_pairs",
+	[JT_KEY_RECHECK_S] = "recheck_s",
+	[JT_KEY_LOCK_DELAY] = "lock_delay",
+	[JT_KEY_LOCK_DELAY_MS] = "lock_delay_ms",
 };
 
 const char *jt_mode_name(enum jt_mode mode)
@@ -69,10 +78,20 @@ void jt_policy_init_defaults(struct jt_policy *p)
 		.reclaim_watermark_pct = 50,
 		.reclaim_min_pct = 35,
 		.reclaim_max_pct = 70,
-		.outcome_margin_pct = 10,
+		.outcome_margin_pct = 15,
 		.outcome_min_waits = 10,
 		.outcome_backoff_s = 300,
+		.stall_budget_ms_per_s = 10,
+		.stall_bound_ms = 1000,
+		.stall_wait_min_ms = 10,
+		.trial_block_s = 5,
+		.trial_min_pairs = 3,
+		.trial_max_pairs = 10,
+		.recheck_s = 600,
 		.advice_windows = 3,
+		/* off until a VM run shows auto's trials pay (agent-policy.md, "Lock delay") */
+		.lock_delay = JT_MODE_OFF,
+		.lock_delay_ms = 1000,
 	};
 }
 
@@ -280,6 +299,8 @@ static int agent_key(struct parse_ctx *c, const char *key, const char *v)
 		return parse_uint(c, key, v, 1, 3600, &a->window_s);
 	if (strcmp(key, "restore_on_exit") == 0)
 		return parse_bool(c, key, v, &a->restore_on_exit);
+	if (strcmp(key, "dry_run") == 0)
+		return parse_bool(c, key, v, &a->dry_run);
 	if (strcmp(key, "metrics_file") == 0) {
 		char *dup = NULL;
 
@@ -293,6 +314,7 @@ static int agent_key(struct parse_ctx *c, const char *key, const char *v)
 		}
 		free(a->metrics_file);
 		a->metrics_file = dup;
+		a->metrics_file_set = true;
 		return 0;
 	}
 	fail(c, key, "unknown key in [agent]");
@@ -311,7 +333,8 @@ static int journal_key(struct parse_ctx *c, const char *key, const char *v,
 			break;
 	switch (k) {
 	case JT_KEY_FORCE_COPY:
-	case JT_KEY_RECLAIM: {
+	case JT_KEY_RECLAIM:
+	case JT_KEY_LOCK_DELAY: {
 		enum jt_mode m;
 
 		if (jt_mode_parse(v, &m) < 0) {
@@ -320,10 +343,15 @@ static int journal_key(struct parse_ctx *c, const char *key, const char *v,
 		}
 		if (k == JT_KEY_FORCE_COPY)
 			jp->force_copy = m;
-		else
+		else if (k == JT_KEY_RECLAIM)
 			jp->reclaim = m;
+		else
+			jp->lock_delay = m;
 		break;
 	}
+	case JT_KEY_LOCK_DELAY_MS:
+		r = parse_uint(c, key, v, 1, JT_LOCK_DELAY_MS_MAX, &jp->lock_delay_ms);
+		break;
 	case JT_KEY_FORCE_COPY_ON_P99_MS:
 		r = parse_uint(c, key, v, 1, 60000, &jp->force_copy_on_p99_ms);
 		break;
@@ -353,6 +381,27 @@ static int journal_key(struct parse_ctx *c, const char *key, const char *v,
 		break;
 	case JT_KEY_ADVICE_WINDOWS:
 		r = parse_uint(c, key, v, 0, 1000, &jp->advice_windows);
+		break;
+	case JT_KEY_STALL_BUDGET_MS_PER_S:
+		r = parse_uint(c, key, v, 1, 1000, &jp->stall_budget_ms_per_s);
+		break;
+	case JT_KEY_STALL_BOUND_MS:
+		r = parse_uint(c, key, v, 1, 60000, &jp->stall_bound_ms);
+		break;
+	case JT_KEY_STALL_WAIT_MIN_MS:
+		r = parse_uint(c, key, v, 0, 60000, &jp->stall_wait_min_ms);
+		break;
+	case JT_KEY_TRIAL_BLOCK_S:
+		r = parse_uint(c, key, v, 1, 600, &jp->trial_block_s);
+		break;
+	case JT_KEY_TRIAL_MIN_PAIRS:
+		r = parse_uint(c, key, v, 2, 100, &jp->trial_min_pairs);
+		break;
+	case JT_KEY_TRIAL_MAX_PAIRS:
+		r = parse_uint(c, key, v, 2, 100, &jp->trial_max_pairs);
+		break;
+	case JT_KEY_RECHECK_S:
+		r = parse_uint(c, key, v, 10, 86400, &jp->recheck_s);
 		break;
 	default:
 		fail(c, key, "unknown key");
@@ -548,28 +597,91 @@ static void overlay(struct jt_journal_policy *dst, const struct jt_section *s)
 	TAKE(JT_KEY_OUTCOME_MARGIN_PCT, outcome_margin_pct);
 	TAKE(JT_KEY_OUTCOME_MIN_WAITS, outcome_min_waits);
 	TAKE(JT_KEY_OUTCOME_BACKOFF_S, outcome_backoff_s);
+	TAKE(JT_KEY_STALL_BUDGET_MS_PER_S, stall_budget_ms_per_s);
+	TAKE(JT_KEY_STALL_BOUND_MS, stall_bound_ms);
+	TAKE(JT_KEY_STALL_WAIT_MIN_MS, stall_wait_min_ms);
+	TAKE(JT_KEY_TRIAL_BLOCK_S, trial_block_s);
+	TAKE(JT_KEY_TRIAL_MIN_PAIRS, trial_min_pairs);
+	TAKE(JT_KEY_TRIAL_MAX_PAIRS, trial_max_pairs);
+	TAKE(JT_KEY_RECHECK_S, recheck_s);
 	TAKE(JT_KEY_ADVICE_WINDOWS, advice_windows);
+	TAKE(JT_KEY_LOCK_DELAY, lock_delay);
+	TAKE(JT_KEY_LOCK_DELAY_MS, lock_delay_ms);
 #undef TAKE
+}
+
+bool jt_section_matches(const struct jt_section *s, const char *journal,
+			const char *const *mounts)
+{
+	size_t j;
+
+	if (s->kind == JT_SECTION_JOURNAL)
+		return fnmatch(s->pattern, journal, 0) == 0;
+	for (j = 0; mounts && mounts[j]; j++)
+		if (strcmp(s->pattern, mounts[j]) == 0)
+			return true;
+	return false;
+}
+
+const char *jt_key_name(enum jt_key key)
+{
+	return (unsigned int)key < JT_KEYS ? key_names[key] : NULL;
+}
+
+void jt_journal_policy_value(const struct jt_journal_policy *jp, enum jt_key key, char *buf,
+			     size_t len)
+{
+	unsigned int v;
+
+	switch (key) {
+	case JT_KEY_FORCE_COPY:
+		snprintf(buf, len, "%s", jt_mode_name(jp->force_copy));
+		return;
+	case JT_KEY_RECLAIM:
+		snprintf(buf, len, "%s", jt_mode_name(jp->reclaim));
+		return;
+	case JT_KEY_LOCK_DELAY:
+		snprintf(buf, len, "%s", jt_mode_name(jp->lock_delay));
+		return;
+	case JT_KEY_FORCE_COPY_ON_P99_MS: v = jp->force_copy_on_p99_ms; break;
+	case JT_KEY_FORCE_COPY_MIN_WAITS: v = jp->force_copy_min_waits; break;
+	case JT_KEY_FORCE_COPY_HOLD_S: v = jp->force_copy_hold_s; break;
+	case JT_KEY_RECLAIM_WATERMARK_PCT: v = jp->reclaim_watermark_pct; break;
+	case JT_KEY_RECLAIM_MIN_PCT: v = jp->reclaim_min_pct; break;
+	case JT_KEY_RECLAIM_MAX_PCT: v = jp->reclaim_max_pct; break;
+	case JT_KEY_OUTCOME_MARGIN_PCT: v = jp->outcome_margin_pct; break;
+	case JT_KEY_OUTCOME_MIN_WAITS: v = jp->outcome_min_waits; break;
+	case JT_KEY_OUTCOME_BACKOFF_S: v = jp->outcome_backoff_s; break;
+	case JT_KEY_ADVICE_WINDOWS: v = jp->advice_windows; break;
+	case JT_KEY_STALL_BUDGET_MS_PER_S: v = jp->stall_budget_ms_per_s; break;
+	case JT_KEY_STALL_BOUND_MS: v = jp->stall_bound_ms; break;
+	case JT_KEY_STALL_WAIT_MIN_MS: v = jp->stall_wait_min_ms; break;
+	case JT_KEY_TRIAL_BLOCK_S: v = jp->trial_block_s; break;
+	case JT_KEY_TRIAL_MIN_PAIRS: v = jp->trial_min_pairs; break;
+	case JT_KEY_TRIAL_MAX_PAIRS: v = jp->trial_max_pairs; break;
+	case JT_KEY_RECHECK_S: v = jp->recheck_s; break;
+	case JT_KEY_LOCK_DELAY_MS: v = jp->lock_delay_ms; break;
+	default:
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	snprintf(buf, len, "%u", v);
 }
 
 void jt_policy_resolve(const struct jt_policy *p, const char *journal,
 		       const char *const *mounts, struct jt_journal_policy *out)
 {
-	size_t i, j;
+	size_t i;
 
 	*out = p->defaults;
 	for (i = 0; i < p->n_sections; i++) {
 		const struct jt_section *s = &p->sections[i];
-		bool match = false;
 
-		if (s->kind == JT_SECTION_JOURNAL)
-			match = fnmatch(s->pattern, journal, 0) == 0;
-		else
-			for (j = 0; mounts && mounts[j] && !match; j++)
-				match = strcmp(s->pattern, mounts[j]) == 0;
-		if (match)
+		if (jt_section_matches(s, journal, mounts))
 			overlay(out, s);
 	}
 	if (out->reclaim_max_pct < out->reclaim_min_pct)
 		out->reclaim_max_pct = out->reclaim_min_pct;
+	if (out->trial_max_pairs < out->trial_min_pairs)
+		out->trial_max_pairs = out->trial_min_pairs;
 }

@@ -12,6 +12,12 @@
 
 enum jt_mode { JT_MODE_OFF, JT_MODE_ON, JT_MODE_AUTO };
 
+/*
+ * Largest lock_delay_max_ms the module accepts (kmod/src/jbd2tune.h,
+ * JBD2TUNE_LOCK_DELAY_MS_MAX; the uapi header's "0 or 1..10000").
+ */
+#define JT_LOCK_DELAY_MS_MAX	10000
+
 /* "off", "on", "auto". */
 const char *jt_mode_name(enum jt_mode mode);
 /* Parse "on"/"off"/"auto"; returns 0 or -EINVAL. */
@@ -22,8 +28,19 @@ struct jt_agent_policy {
 	unsigned int interval_ms;	/* 100..60000 */
 	unsigned int window_s;		/* 1..3600 */
 	bool restore_on_exit;
+	bool dry_run;			/* decide and log, write no knob (as --dry-run) */
 	char *metrics_file;		/* NULL or absolute path */
+	bool metrics_file_set;		/* the key was given (empty: no file); else the default */
 };
+
+/*
+ * Where the metrics file goes when no policy names one: node_exporter's
+ * textfile directory as Debian's prometheus-node-exporter has it (its
+ * --collector.textfile.directory default, 1.5.0-1 in bookworm), written
+ * only while that directory exists.
+ */
+#define JT_METRICS_DIR_DEFAULT "/var/lib/prometheus/node-exporter"
+#define JT_METRICS_FILE_NAME "jbd2-tuned.prom"
 
 /* Keys of [defaults], [journal X] and [mount X]; bit n of a set mask. */
 enum jt_key {
@@ -39,11 +56,21 @@ enum jt_key {
 	JT_KEY_OUTCOME_MIN_WAITS,
 	JT_KEY_OUTCOME_BACKOFF_S,
 	JT_KEY_ADVICE_WINDOWS,
+	JT_KEY_STALL_BUDGET_MS_PER_S,
+	JT_KEY_STALL_BOUND_MS,
+	JT_KEY_STALL_WAIT_MIN_MS,
+	JT_KEY_TRIAL_BLOCK_S,
+	JT_KEY_TRIAL_MIN_PAIRS,
+	JT_KEY_TRIAL_MAX_PAIRS,
+	JT_KEY_RECHECK_S,
+	JT_KEY_LOCK_DELAY,
+	JT_KEY_LOCK_DELAY_MS,
 	JT_KEYS
 };
 
 struct jt_journal_policy {
 	enum jt_mode force_copy;
+	/* obsolete since the trial engine (issue 21): parsed, range-checked, unused */
 	unsigned int force_copy_on_p99_ms;	/* 1..60000 */
 	unsigned int force_copy_min_waits;	/* 1..1000000 */
 	unsigned int force_copy_hold_s;		/* 1..3600 */
@@ -52,11 +79,23 @@ struct jt_journal_policy {
 	unsigned int reclaim_min_pct;		/* 1..90 */
 	unsigned int reclaim_max_pct;		/* 1..90, >= min */
 	/* outcome check of the agent's own changes (agent-policy.md) */
-	unsigned int outcome_margin_pct;	/* 1..1000: commit waits this much worse reverts */
-	unsigned int outcome_min_waits;		/* 1..1000000: commit waits per window to judge */
-	unsigned int outcome_backoff_s;		/* 1..3600: first wait before retrying a revert */
+	unsigned int outcome_margin_pct;	/* 1..1000: per-wait commit latency allowed to grow, % */
+	unsigned int outcome_min_waits;		/* obsolete (no "too few to judge" any more), unused */
+	unsigned int outcome_backoff_s;		/* 1..3600: first wait before retrying a failed trial */
+	/* triggers (agent-policy.md, "Triggers") */
+	unsigned int stall_budget_ms_per_s;	/* 1..1000: relief-wait time per second that triggers */
+	unsigned int stall_bound_ms;		/* 1..60000: one wait this long triggers */
+	unsigned int stall_wait_min_ms;		/* 0..60000: shadow/locked waits shorter do not count */
+	/* interleaved trials (agent-policy.md, "Trials") */
+	unsigned int trial_block_s;		/* 1..600: length of one on or off block */
+	unsigned int trial_min_pairs;		/* 2..100: pairs before a keep verdict */
+	unsigned int trial_max_pairs;		/* 2..100, >= min: inconclusive after this many */
+	unsigned int recheck_s;			/* 10..86400: a kept change is re-checked this often */
 	/* journal-size advice (agent-policy.md, "Journal-size advice") */
 	unsigned int advice_windows;		/* 0..1000: windows of space waits at the top; 0 = off */
+	/* lock later (agent-policy.md, "Lock delay") */
+	enum jt_mode lock_delay;
+	unsigned int lock_delay_ms;		/* 1..JT_LOCK_DELAY_MS_MAX: what "on" writes */
 };
 
 enum jt_section_kind { JT_SECTION_JOURNAL, JT_SECTION_MOUNT };
@@ -105,5 +144,23 @@ void jt_policy_free(struct jt_policy *p);
  */
 void jt_policy_resolve(const struct jt_policy *p, const char *journal,
 		       const char *const *mounts, struct jt_journal_policy *out);
+
+/*
+ * jt_section_matches - whether section @s applies to @journal mounted on
+ * @mounts (NULL-terminated, may be NULL): the test jt_policy_resolve makes.
+ */
+bool jt_section_matches(const struct jt_section *s, const char *journal,
+			const char *const *mounts);
+
+/* Key name as in the file ("force_copy_hold_s"), NULL for an unknown key. */
+const char *jt_key_name(enum jt_key key);
+
+/*
+ * jt_journal_policy_value - @key's value in @jp as the file spells it
+ * ("auto", "300") into @buf (len bytes, always terminated); "" for a key
+ * this function does not know.
+ */
+void jt_journal_policy_value(const struct jt_journal_policy *jp, enum jt_key key, char *buf,
+			     size_t len);
 
 #endif

@@ -22,7 +22,13 @@
 
 const char *jt_knob_file(enum jt_knob knob)
 {
-	return knob == JT_KNOB_FORCE_COPY ? "force_copy" : "reclaim_watermark_pct";
+	static const char *const files[JT_KNOBS] = {
+		[JT_KNOB_FORCE_COPY] = "force_copy",
+		[JT_KNOB_RECLAIM] = "reclaim_watermark_pct",
+		[JT_KNOB_LOCK_DELAY] = "lock_delay_max_ms",
+	};
+
+	return (unsigned int)knob < JT_KNOBS ? files[knob] : "?";
 }
 
 int jt_parse_u64(const char *text, uint64_t *out)
@@ -238,6 +244,27 @@ static int read_logged_blocks(int dfd, const struct jt_sample *prev, struct jt_s
 	return 0;
 }
 
+/*
+ * lock_delay_max_ms, when the module has it; a group without it (an older
+ * module) is not asked again.
+ */
+static int read_lock_delay(int dfd, const struct jt_sample *prev, struct jt_sample *s)
+{
+	uint64_t v;
+	int r;
+
+	if (prev && !prev->has_lock_delay)
+		return 0;
+	r = read_u64(dfd, "lock_delay_max_ms", &v);
+	if (r == -ENOENT)
+		return group_still_there(dfd);	/* older module: has_lock_delay false */
+	if (r < 0)
+		return r;
+	s->has_lock_delay = true;
+	s->knob[JT_KNOB_LOCK_DELAY] = (int64_t)v;
+	return 0;
+}
+
 /* The group directory of @journal under @root: an fd, or a negative errno. */
 static int open_group(const char *root, const char *journal)
 {
@@ -276,6 +303,9 @@ int jt_configfs_read(const char *root, const char *journal, const struct jt_samp
 	s->knob[JT_KNOB_FORCE_COPY] = (int64_t)v;
 	RD("reclaim_watermark_pct", v);
 	s->knob[JT_KNOB_RECLAIM] = (int64_t)v;
+	r = read_lock_delay(dfd, prev, s);
+	if (r < 0)
+		goto out;
 	RD("log_blocks", s->log_blocks);
 	RD("free_blocks", s->free_blocks);
 	RD("max_transaction_blocks", s->max_transaction_blocks);

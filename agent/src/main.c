@@ -4,6 +4,7 @@
  * This file is only options and the loop; see manager.c.
  */
 #include <getopt.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,15 @@
 static void help(void)
 {
 	printf("Usage: jbd2-tuned [OPTION]...\n"
-	       "Tune jbd2 journals (force_copy, reclaim_watermark_pct) from their wait statistics.\n\n"
+	       "Tune jbd2 journals (force_copy, reclaim_watermark_pct, lock_delay_max_ms) from their wait\n"
+	       "statistics.\n\n"
 	       "  -c, --config FILE         policy file (default /etc/jbd2-tuned.conf, then FILE.d/*.conf)\n"
 	       "  -n, --dry-run             decide and report, never write a knob\n"
-	       "      --once                one sample, print decisions, exit\n"
+	       "      --once                one sample, print what would be decided, write nothing, exit\n"
+	       "      --apply               with --once: write those decisions\n"
 	       "      --configfs-root DIR   journal groups (default /sys/kernel/config/jbd2)\n"
+	       "      --state-dir DIR       what was learned, per journal (default /run/jbd2-tuned/state;\n"
+	       "                            \"\" keeps nothing)\n"
 	       "      --bus system|user|none|ADDRESS  D-Bus connection (default system)\n"
 	       "      --no-netlink          poll configfs, ignore the jbd2tune netlink family\n"
 	       "  -v, --verbose             debug messages\n"
@@ -29,11 +34,14 @@ static void help(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_ONCE = 256, OPT_CONFIGFS_ROOT, OPT_BUS, OPT_NO_NETLINK, OPT_VERSION };
+	enum { OPT_ONCE = 256, OPT_CONFIGFS_ROOT, OPT_BUS, OPT_NO_NETLINK, OPT_VERSION, OPT_APPLY,
+	       OPT_STATE_DIR };
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "apply", no_argument, NULL, OPT_APPLY },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "configfs-root", required_argument, NULL, OPT_CONFIGFS_ROOT },
 		{ "bus", required_argument, NULL, OPT_BUS },
 		{ "no-netlink", no_argument, NULL, OPT_NO_NETLINK },
@@ -46,6 +54,7 @@ int main(int argc, char **argv)
 		.config_file = "/etc/jbd2-tuned.conf",
 		.configfs_root = "/sys/kernel/config/jbd2",
 		.bus = "system",
+		.state_dir = "/run/jbd2-tuned/state",
 	};
 	struct jt_manager *m = NULL;
 	char err[1024], *config_abs = NULL;
@@ -56,6 +65,8 @@ int main(int argc, char **argv)
 		case 'c': opt.config_file = optarg; break;
 		case 'n': opt.dry_run = true; break;
 		case OPT_ONCE: opt.once = true; break;
+		case OPT_APPLY: opt.apply = true; break;
+		case OPT_STATE_DIR: opt.state_dir = optarg; break;
 		case OPT_CONFIGFS_ROOT: opt.configfs_root = optarg; break;
 		case OPT_BUS: opt.bus = optarg; break;
 		case OPT_NO_NETLINK: opt.no_netlink = true; break;
@@ -75,10 +86,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "jbd2-tuned: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	if (opt.apply && !opt.once) {
+		fprintf(stderr, "jbd2-tuned: --apply goes with --once only\n");
+		return 2;
+	}
 	if (!*opt.bus) {
 		fprintf(stderr, "jbd2-tuned: --bus needs system, user, none or an address\n");
 		return 2;
 	}
+	/* the integration tests keep each run's state apart */
+	if (getenv("JBD2_TUNED_STATE_DIR"))
+		opt.state_dir = getenv("JBD2_TUNED_STATE_DIR");
+	/* ... and never write the host's textfile directory */
+	if (getenv("JBD2_TUNED_METRICS_DIR"))
+		opt.metrics_dir = getenv("JBD2_TUNED_METRICS_DIR");
 	jt_log_setup(opt.verbose);
 	/* absolute, so PolicyFiles and reload messages name the file wherever we run */
 	config_abs = realpath(opt.config_file, NULL);
@@ -86,10 +107,20 @@ int main(int argc, char **argv)
 		opt.config_file = config_abs;
 	r = jt_manager_new(&opt, &m, err, sizeof(err));
 	if (r < 0) {
-		log_error("%s", err[0] ? err : "cannot start");
+		if (err[0])
+			jt_log_event(LOG_ERR, JT_LOG_POLICY_REFUSED, NULL, NULL, NULL, NULL, err, "%s",
+				     err);
+		else
+			log_error("cannot start");
 		free(config_abs);
 		return 1;
 	}
+	/* only jbd2-tune's jbd2 makes this tree (SPEC 1): say at start which one runs */
+	if (access(opt.configfs_root, F_OK) == 0)
+		log_info("jbd2-tune's jbd2 module is loaded (%s)", opt.configfs_root);
+	else
+		log_notice("no %s: the stock jbd2 module is loaded, which has no knobs; waiting for jbd2-tune's (jbd2-tunectl status says why it is not loaded)",
+			   opt.configfs_root);
 	r = opt.once ? jt_manager_run_once(m) : jt_manager_run(m);
 	jt_manager_free(m);
 	free(config_abs);

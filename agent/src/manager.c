@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "bus.h"
 #include "configfs.h"
+#include "diagnosis.h"
 #include "log.h"
 #include "manager.h"
 #include "metrics.h"
@@ -78,8 +80,69 @@ int jt_manager_new(const struct jt_options *opt, struct jt_manager **out, char *
 		free(m);
 		return r;
 	}
+	m->dry_run_cli = opt->dry_run;
+	m->opt.dry_run = opt->dry_run || m->policy.agent.dry_run;
 	*out = m;
 	return 0;
+}
+
+/*
+ * Remove the metrics file written last: node_exporter then drops the
+ * series, and a Prometheus alert (Jbd2TunedMetricsGone) says the agent
+ * stopped; a file left behind by a crash goes stale instead.
+ */
+static void drop_metrics(struct jt_manager *m)
+{
+	if (!m->metrics_path)
+		return;
+	if (unlink(m->metrics_path) < 0 && errno != ENOENT)
+		log_debug("cannot remove %s: %s", m->metrics_path, strerror(errno));
+	free(m->metrics_path);
+	m->metrics_path = NULL;
+}
+
+/*
+ * Write the metrics file: the policy's metrics_file, or with none given
+ * JT_METRICS_FILE_NAME in opt.metrics_dir while that directory exists
+ * (node_exporter installed).  Each change between written, not written
+ * and the reason is logged once.
+ */
+static void write_metrics(struct jt_manager *m)
+{
+	const struct jt_agent_policy *a = &m->policy.agent;
+	const char *dir = m->opt.metrics_dir ? m->opt.metrics_dir : JT_METRICS_DIR_DEFAULT;
+	char path[PATH_MAX];
+	int r;
+
+	if (m->opt.once)
+		return;		/* a report, not a service: nothing to scrape */
+	if (a->metrics_file_set && !a->metrics_file) {
+		drop_metrics(m);
+		return;
+	}
+	if (a->metrics_file_set)
+		snprintf(path, sizeof(path), "%s", a->metrics_file);
+	else if (access(dir, W_OK) == 0)
+		snprintf(path, sizeof(path), "%s/%s", dir, JT_METRICS_FILE_NAME);
+	else {
+		drop_metrics(m);
+		if (m->said_metrics != -ENOENT)
+			log_info("no metrics file: %s is missing (prometheus-node-exporter, whose textfile collector reads it, is not installed) or not writable (installed after the agent started: restart the agent); metrics_file in [agent] names another place",
+				 dir);
+		m->said_metrics = -ENOENT;
+		return;
+	}
+	if (m->metrics_path && strcmp(m->metrics_path, path) != 0)
+		drop_metrics(m);
+	r = jt_metrics_write(m, path);
+	if (r == 0 && !m->metrics_path)
+		m->metrics_path = strdup(path);
+	if (r < 0 && m->said_metrics != r)
+		log_warning("cannot write the metrics file %s: %s; trying again each interval", path,
+			    strerror(-r));
+	else if (r == 0 && m->said_metrics != 1)
+		log_info("metrics in %s, rewritten each interval", path);
+	m->said_metrics = r < 0 ? r : 1;
 }
 
 static void journal_free(struct jt_journal *j)
@@ -100,6 +163,7 @@ void jt_manager_free(struct jt_manager *m)
 
 	if (!m)
 		return;
+	drop_metrics(m);
 	for (j = m->journals; j; j = next) {
 		next = j->next;
 		journal_free(j);
@@ -128,17 +192,18 @@ const char *jt_journal_mode(const struct jt_journal *j, enum jt_knob knob)
 {
 	if (j->state.knob[knob].seen && !j->state.knob[knob].managed)
 		return "manual";
-	return jt_mode_name(knob == JT_KNOB_FORCE_COPY ? j->policy.force_copy : j->policy.reclaim);
+	return jt_mode_name(jt_knob_mode(&j->policy, knob));
 }
 
 /* Policy of @j: the files' sections, then SetMode overrides. */
 static void journal_resolve(struct jt_manager *m, struct jt_journal *j)
 {
+	unsigned int k;
+
 	jt_policy_resolve(&m->policy, j->name, (const char *const *)j->mounts, &j->policy);
-	if (j->has_mode_override[JT_KNOB_FORCE_COPY])
-		j->policy.force_copy = j->mode_override[JT_KNOB_FORCE_COPY];
-	if (j->has_mode_override[JT_KNOB_RECLAIM])
-		j->policy.reclaim = j->mode_override[JT_KNOB_RECLAIM];
+	for (k = 0; k < JT_KNOBS; k++)
+		if (j->has_mode_override[k])
+			jt_knob_set_mode(&j->policy, (enum jt_knob)k, j->mode_override[k]);
 }
 
 static void journal_set_mounts(struct jt_journal *j, const struct jt_mount_table *t)
@@ -161,6 +226,14 @@ static void journal_set_mounts(struct jt_journal *j, const struct jt_mount_table
 	if (first && j->mounts[0]) {
 		j->mount_source = strdup(first->source);
 		j->mount_fstype = strdup(first->fstype);
+	}
+	j->block_size = 0;
+	if (j->mounts[0]) {
+		struct statvfs v;
+
+		/* ext4's journal blocks are its file system blocks */
+		if (statvfs(j->mounts[0], &v) == 0)
+			j->block_size = v.f_frsize ? v.f_frsize : v.f_bsize;
 	}
 }
 
@@ -197,6 +270,145 @@ static int journal_fs_info(void *userdata, struct jt_fs_info *out)
 	return 0;
 }
 
+/* Whether what was learned is kept in files (not in --dry-run or --once). */
+static bool keeps_state(const struct jt_manager *m)
+{
+	return m->opt.state_dir && *m->opt.state_dir && !m->opt.dry_run && !m->opt.once;
+}
+
+/* First line of @path into @buf without its newline; false if unreadable. */
+static bool read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/*
+ * The identity of @j's file system, which survives a remount: the
+ * journal's name, the device number of its device part
+ * (/sys/class/block/DEV/dev) and the ext4 UUID udev recorded for it
+ * (ID_FS_UUID in /run/udev/data/bMAJ:MIN); the parts not found are "-".
+ * A state file of another identity (the device was formatted anew) is not
+ * used.
+ */
+static void journal_identity(struct jt_journal *j)
+{
+	const char *dash = strrchr(j->name, '-');
+	char path[PATH_MAX], dev[32] = "-", uuid[64] = "-", line[256];
+	int n = dash ? (int)(dash - j->name) : (int)strlen(j->name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/block/%.*s/dev", n, j->name);
+	if (!read_line(path, dev, sizeof(dev)) || !dev[0])
+		snprintf(dev, sizeof(dev), "-");
+	snprintf(path, sizeof(path), "%s/b%s",
+		 getenv("JBD2_TUNED_UDEV_DATA") ? getenv("JBD2_TUNED_UDEV_DATA") : "/run/udev/data",
+		 dev);
+	f = strcmp(dev, "-") ? fopen(path, "re") : NULL;
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "E:ID_FS_UUID=", 13) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(uuid, sizeof(uuid), "%.63s", line + 13);
+			break;
+		}
+	if (f)
+		fclose(f);
+	snprintf(j->identity, sizeof(j->identity), "%s %s %s", j->name, dev, uuid);
+	snprintf(j->fs_uuid, sizeof(j->fs_uuid), "%s", strcmp(uuid, "-") ? uuid : "");
+}
+
+/* Write what @j learned to its state file; a failure is said once per errno. */
+static void journal_save(struct jt_manager *m, struct jt_journal *j)
+{
+	struct jt_persist p;
+	unsigned int k;
+	int r;
+
+	if (!keeps_state(m))
+		return;
+	memset(&p, 0, sizeof(p));
+	snprintf(p.identity, sizeof(p.identity), "%s", j->identity);
+	jt_persist_from_state(&j->state, now_us(CLOCK_MONOTONIC), now_us(CLOCK_REALTIME), &p);
+	for (k = 0; k < JT_KNOBS; k++) {
+		p.knob[k].has_override = j->has_mode_override[k];
+		p.knob[k].override = j->mode_override[k];
+	}
+	r = jt_persist_write(m->opt.state_dir, j->name, &p);
+	if (r < 0 && r != j->save_error)
+		log_warning("%s: cannot keep what was learned in %s: %s", j->name, m->opt.state_dir,
+			    strerror(-r));
+	j->save_error = r < 0 ? r : 0;
+}
+
+/* Take back what an earlier process learned about @j (before its policy is resolved). */
+static void journal_restore(struct jt_manager *m, struct jt_journal *j)
+{
+	uint64_t mono = now_us(CLOCK_MONOTONIC), real = now_us(CLOCK_REALTIME);
+	struct jt_persist p;
+	unsigned int line, k;
+	int r;
+
+	if (!keeps_state(m))
+		return;
+	r = jt_persist_read(m->opt.state_dir, j->name, &p, &line);
+	if (r == -ENOENT)
+		return;
+	if (r < 0) {
+		log_warning("%s: state file %s/%s.state unusable (%s%s%u), starting afresh", j->name,
+			    m->opt.state_dir, j->name, strerror(-r), line ? " at line " : "",
+			    line);
+		return;
+	}
+	if (strcmp(p.identity, j->identity) != 0) {
+		log_notice("%s: the state file is of another file system (%s, now %s): not used",
+			   j->name, p.identity, j->identity);
+		jt_persist_remove(m->opt.state_dir, j->name);
+		return;
+	}
+	jt_persist_to_state(&p, mono, real, &j->state);
+	for (k = 0; k < JT_KNOBS; k++) {
+		const struct jt_knob_state *ks = &j->state.knob[k];
+
+		j->has_mode_override[k] = p.knob[k].has_override;
+		j->mode_override[k] = p.knob[k].override;
+		if (!p.knob[k].seen)
+			continue;
+		log_info("%s: %s: restored what was learned (saved %.0f s ago): found %lld%s%s%s%s",
+			 j->name, jt_knob_name(k),
+			 real > p.saved_realtime_us ? (double)(real - p.saved_realtime_us) / 1e6 : 0.0,
+			 (long long)ks->found, ks->managed ? "" : ", taken over by an administrator",
+			 ks->kept ? ", a kept change" : "",
+			 ks->blocked_until_us > mono ? ", held back for a while" : "",
+			 j->has_mode_override[k] ? ", a SetMode() override" : "");
+		if (ks->blocked_until_us > mono)
+			j->retry_realtime_us[k] = real + (ks->blocked_until_us - mono);
+	}
+}
+
+/*
+ * The seed of a journal's trial order: $JBD2_TUNED_SEED when set (the
+ * integration tests fix the order with it), else the clock, mixed with
+ * the name so that journals do not switch in step.
+ */
+static uint64_t journal_seed(const char *name)
+{
+	const char *env = getenv("JBD2_TUNED_SEED");
+	uint64_t h = env && *env ? strtoull(env, NULL, 0) : now_ns(CLOCK_REALTIME);
+	const char *p;
+
+	for (p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001B3ULL;
+	return h ? h : 1;
+}
+
 static struct jt_journal *journal_add(struct jt_manager *m, const char *name)
 {
 	struct jt_journal *j = calloc(1, sizeof(*j)), **p;
@@ -205,17 +417,22 @@ static struct jt_journal *journal_add(struct jt_manager *m, const char *name)
 	if (!j)
 		return NULL;
 	snprintf(j->name, sizeof(j->name), "%s", name);
+	j->cause = -1;
+	j->pending_cause = -1;
 	j->object_path = jt_bus_journal_path(name);
 	if (!j->object_path) {
 		free(j);
 		return NULL;
 	}
 	jt_journal_state_init(&j->state);
+	jt_policy_seed(&j->state, journal_seed(name));
 	jt_advice_init(&j->advice_state);
 	if (jt_mounts_load(&t) == 0) {
 		journal_set_mounts(j, &t);
 		jt_mounts_free(&t);
 	}
+	journal_identity(j);
+	journal_restore(m, j);
 	journal_resolve(m, j);
 	for (p = &m->journals; *p && strcmp((*p)->name, name) < 0; p = &(*p)->next)
 		;
@@ -253,6 +470,24 @@ static void note_outcome(struct jt_manager *m, struct jt_journal *j, enum jt_kno
 	jt_bus_outcome(m, j, knob);
 }
 
+/* A trial of @knob failed (its change undone): count it, and when it may be tried again. */
+static void count_revert(struct jt_journal *j, enum jt_knob knob)
+{
+	const struct jt_knob_state *ks = &j->state.knob[knob];
+	uint64_t mono = now_us(CLOCK_MONOTONIC);
+
+	j->reverts[knob]++;
+	/* the policy's clock is the sample's (monotonic): turn its deadline into wall time */
+	j->retry_realtime_us[knob] = now_us(CLOCK_REALTIME) +
+		(ks->blocked_until_us > mono ? ks->blocked_until_us - mono : 0);
+}
+
+/* Whether decisions are written: not in --dry-run, and in --once only with --apply. */
+static bool writes_knobs(const struct jt_manager *m)
+{
+	return !m->opt.dry_run && (!m->opt.once || m->opt.apply);
+}
+
 /* Log, write and announce one decision.  Returns -ENOENT when the journal is gone. */
 static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_decision *d)
 {
@@ -265,7 +500,17 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 		log_notice("%s: %s", j->name, d->reason);
 		return 0;
 	case JT_DECISION_NOTE:
-		log_notice("%s: %s", j->name, d->reason);
+		if (d->outcome) {	/* a verdict: structured (MESSAGE_ID), the trial's change */
+			char o[24], n[24];
+
+			snprintf(o, sizeof(o), "%lld", (long long)d->old_value);
+			snprintf(n, sizeof(n), "%lld", (long long)d->new_value);
+			jt_log_event(LOG_NOTICE, JT_LOG_VERDICT, j->name, knob, o, n, d->reason,
+				     "%s: %s", j->name, d->reason);
+		} else
+			log_notice("%s: %s", j->name, d->reason);
+		if (d->outcome && d->revert)
+			count_revert(j, d->knob);
 		if (d->outcome)
 			note_outcome(m, j, d->knob, d->reason);
 		return 0;
@@ -276,7 +521,7 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 	case JT_DECISION_SET:
 		break;
 	}
-	if (!m->opt.dry_run) {
+	if (writes_knobs(m)) {
 		r = jt_configfs_write_knob(m->opt.configfs_root, j->name, d->knob, d->new_value);
 		if (r == -ENOENT || r == -ENODEV)
 			return -ENOENT;
@@ -300,8 +545,17 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 	/* "force_copy 0->1: why", and for a revert "force_copy 1->0 reverted: figures" */
 	snprintf(line, sizeof(line), "%s %lld->%lld%s%s%s", knob, (long long)d->old_value,
 		 (long long)d->new_value, d->revert ? " " : ": ", d->reason,
-		 m->opt.dry_run ? " (dry-run, not written)" : "");
-	log_notice("%s: %s", j->name, line);
+		 m->opt.dry_run ? " (dry-run, not written)" :
+		 !writes_knobs(m) ? " (not written: --once reports; --apply writes)" : "");
+	{
+		char o[24], n[24];
+
+		snprintf(o, sizeof(o), "%lld", (long long)d->old_value);
+		snprintf(n, sizeof(n), "%lld", (long long)d->new_value);
+		/* a trial's verdict that writes the knob back is logged as the verdict */
+		jt_log_event(LOG_NOTICE, d->outcome ? JT_LOG_VERDICT : JT_LOG_DECISION, j->name, knob,
+			     o, n, d->reason, "%s: %s", j->name, line);
+	}
 	if (m->opt.once)
 		printf("%s: %s\n", j->name, line);
 	snprintf(j->last_decision, sizeof(j->last_decision), "%s", line);
@@ -309,15 +563,8 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 	snprintf(m->last_decision_line, sizeof(m->last_decision_line), "%s: %s", j->name, line);
 	m->decisions++;
 	jt_bus_decision(m, j, d->knob, d->old_value, d->new_value, d->reason);
-	if (d->revert) {
-		const struct jt_knob_state *ks = &j->state.knob[d->knob];
-		uint64_t mono = now_us(CLOCK_MONOTONIC);
-
-		j->reverts[d->knob]++;
-		/* the policy's clock is the sample's (monotonic): turn its deadline into wall time */
-		j->retry_realtime_us[d->knob] = now_us(CLOCK_REALTIME) +
-			(ks->blocked_until_us > mono ? ks->blocked_until_us - mono : 0);
-	}
+	if (d->revert)
+		count_revert(j, d->knob);
 	if (d->outcome)
 		note_outcome(m, j, d->knob, line);
 	return 0;
@@ -327,9 +574,45 @@ static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_dec
 static void note_advice(struct jt_manager *m, struct jt_journal *j, enum jt_advice_event ev,
 			const char *text)
 {
-	log_notice("%s: %s", j->name, text);
+	jt_log_event(LOG_NOTICE, JT_LOG_ADVICE, j->name, NULL, NULL, NULL, text, "%s: %s", j->name,
+		     text);
 	snprintf(j->advice, sizeof(j->advice), "%s", ev == JT_ADVICE_NEW ? text : "");
 	jt_bus_advice(m, j);
+}
+
+/*
+ * Which wait holds most of @j's waited time over the window (once the
+ * window is whole): logged and announced when the cause changes and the
+ * new cause has held for a whole window (a cause that flips back and forth
+ * with the load's bursts is not news each time).
+ */
+static void journal_diagnose(struct jt_manager *m, struct jt_journal *j, uint64_t now)
+{
+	char text[sizeof(j->diagnosis)];
+	enum jt_cause c;
+
+	if (!j->stats.full)
+		return;
+	c = jt_diagnose(&j->stats, j->policy.stall_budget_ms_per_s * 1000.0, text, sizeof(text));
+	if ((int)c == j->cause) {
+		snprintf(j->diagnosis, sizeof(j->diagnosis), "%s", text);
+		j->pending_cause = -1;
+		return;
+	}
+	if (j->cause >= 0) {
+		if ((int)c != j->pending_cause) {
+			j->pending_cause = (int)c;
+			j->pending_since_us = now;
+			return;
+		}
+		if (now - j->pending_since_us < timing(m).window_us)
+			return;
+	}
+	j->cause = (int)c;
+	j->pending_cause = -1;
+	snprintf(j->diagnosis, sizeof(j->diagnosis), "%s", text);
+	log_notice("%s: diagnosis: %s", j->name, j->diagnosis);
+	jt_bus_diagnosis(m, j);
 }
 
 /* Run the policy core on one sample of @j.  Returns -ENOENT when the journal went away. */
@@ -347,7 +630,8 @@ static int journal_evaluate(struct jt_manager *m, struct jt_journal *j, const st
 			   j->name);
 		m->said_no_commit_stats = true;
 	}
-	n = jt_policy_step(&t, &j->policy, &j->state, s, m->opt.dry_run, d);
+	/* --once is one sample: no trial can run, so it decides as a dry run does */
+	n = jt_policy_step(&t, &j->policy, &j->state, s, m->opt.dry_run || m->opt.once, d);
 	j->last = *s;
 	j->have_sample = true;
 	for (i = 0; i < n; i++) {
@@ -355,12 +639,15 @@ static int journal_evaluate(struct jt_manager *m, struct jt_journal *j, const st
 		if (r < 0)
 			return r;
 	}
+	if (n)
+		journal_save(m, j);
 	/* read-only: advice changes no knob */
 	ev = jt_advice_step(&t, &j->policy, &j->state, &j->advice_state, s, journal_fs_info, j,
 			    advice, sizeof(advice));
 	if (ev != JT_ADVICE_NONE)
 		note_advice(m, j, ev, advice);
 	jt_window_stats(&j->state, s, t.window_us, 0, &j->stats);
+	journal_diagnose(m, j, s->time_us);
 	return 0;
 }
 
@@ -472,9 +759,10 @@ static void update_status(struct jt_manager *m)
 		snprintf(status, sizeof(status), "No journal yet under %s%s", m->opt.configfs_root,
 			 m->opt.dry_run ? " (dry-run)" : "");
 	else
-		snprintf(status, sizeof(status), "%u journal%s%s; last decision: %s", m->n_journals,
+		snprintf(status, sizeof(status), "%u journal%s%s; last decision: %.560s", m->n_journals,
 			 m->n_journals == 1 ? "" : "s", m->opt.dry_run ? " (dry-run)" : "",
 			 m->decisions ? m->last_decision_line : "none");
+	/* (a long decision is cut: STATUS= is a one-line summary) */
 	if (strcmp(status, m->status) != 0) {
 		snprintf(m->status, sizeof(m->status), "%s", status);
 		if (!m->opt.once)
@@ -537,11 +825,7 @@ void jt_manager_sample_all(struct jt_manager *m)
 		m->said_no_journals = true;
 	}
 	update_status(m);
-	if (m->policy.agent.metrics_file) {
-		r = jt_metrics_write(m, m->policy.agent.metrics_file);
-		if (r < 0)
-			log_debug("cannot write %s: %s", m->policy.agent.metrics_file, strerror(-r));
-	}
+	write_metrics(m);
 	if (!m->ready && !m->opt.once) {
 		m->ready = true;
 		sd_notify(0, "READY=1");
@@ -590,29 +874,66 @@ int jt_manager_run_once(struct jt_manager *m)
 	return 0;
 }
 
+static void restore_knobs(struct jt_manager *m);
+
 int jt_manager_reload(struct jt_manager *m, char *err, size_t errlen)
 {
+	struct jt_journal_policy *before = NULL;
 	struct jt_policy p;
 	struct jt_journal *j;
-	unsigned int k;
+	unsigned int k, i;
 	int r;
 
 	r = jt_policy_load(m->opt.config_file, m->dropin_dir, &p, err, errlen);
 	if (r < 0) {
-		log_error("reload failed, keeping the old policy: %s", err);
+		jt_log_event(LOG_ERR, JT_LOG_POLICY_REFUSED, NULL, NULL, NULL, NULL, err,
+			     "reload failed, keeping the old policy: %s", err);
 		return -EINVAL;
 	}
+	/* each journal's policy from the files before, to tell which ones changed */
+	if (m->n_journals)
+		before = calloc(m->n_journals, sizeof(*before));
+	for (j = m->journals, i = 0; j && before; j = j->next, i++)
+		jt_policy_resolve(&m->policy, j->name, (const char *const *)j->mounts, &before[i]);
 	jt_policy_free(&m->policy);
 	m->policy = p;
-	for (j = m->journals; j; j = j->next) {
+	if (m->dry_run_cli || p.agent.dry_run) {
+		/* [agent] dry_run turned on: put back what we wrote, as on stop */
+		if (!m->opt.dry_run) {
+			restore_knobs(m);
+			log_notice("dry_run = true: deciding and logging, writing no knob");
+		}
+		m->opt.dry_run = true;
+	} else if (m->opt.dry_run) {
+		/* the dry run's values were never written: start from the knobs as they are */
+		for (j = m->journals; j; j = j->next)
+			for (k = 0; k < JT_KNOBS; k++)
+				if (j->state.knob[k].seen)
+					jt_policy_write_failed(&j->state, (enum jt_knob)k,
+							       j->state.knob[k].expected);
+		m->opt.dry_run = false;
+		log_notice("dry_run = false: writing knobs again");
+	}
+	for (j = m->journals, i = 0; j; j = j->next, i++) {
+		struct jt_journal_policy after;
+
+		jt_policy_resolve(&m->policy, j->name, (const char *const *)j->mounts, &after);
+		if (before && memcmp(&before[i], &after, sizeof(after)) == 0) {
+			journal_resolve(m, j);
+			continue;	/* the same policy: everything learned still holds */
+		}
 		for (k = 0; k < JT_KNOBS; k++) {
 			j->has_mode_override[k] = false;
 			j->retry_realtime_us[k] = 0;
-			jt_policy_manage_again(&j->state, (enum jt_knob)k);
+			jt_policy_forget(&j->state, (enum jt_knob)k);
 		}
+		log_info("%s: its policy changed: overrides, take-overs, back-offs and kept changes forgotten",
+			 j->name);
 		journal_resolve(m, j);
 		jt_bus_modes_changed(m, j);
+		journal_save(m, j);
 	}
+	free(before);
 	log_info("policy reloaded from %zu file%s", m->policy.n_files,
 		 m->policy.n_files == 1 ? "" : "s");
 	jt_bus_policy_changed(m);
@@ -625,14 +946,13 @@ int jt_manager_set_mode(struct jt_manager *m, const char *journal, const char *k
 			const char *mode)
 {
 	struct jt_journal *j = jt_manager_find(m, journal);
-	enum jt_knob k;
+	unsigned int k;
 	enum jt_mode md;
 
-	if (strcmp(knob, "force_copy") == 0)
-		k = JT_KNOB_FORCE_COPY;
-	else if (strcmp(knob, "reclaim") == 0)
-		k = JT_KNOB_RECLAIM;
-	else
+	for (k = 0; k < JT_KNOBS; k++)
+		if (strcmp(knob, jt_knob_name((enum jt_knob)k)) == 0)
+			break;
+	if (k == JT_KNOBS)
 		return -EINVAL;
 	if (jt_mode_parse(mode, &md) < 0)
 		return -EINVAL;
@@ -640,9 +960,9 @@ int jt_manager_set_mode(struct jt_manager *m, const char *journal, const char *k
 		return -ENOENT;
 	j->has_mode_override[k] = true;
 	j->mode_override[k] = md;
-	j->retry_realtime_us[k] = 0;
 	jt_policy_manage_again(&j->state, k);
 	journal_resolve(m, j);
+	journal_save(m, j);
 	log_notice("%s: %s mode set to %s over D-Bus", j->name, knob, mode);
 	jt_bus_modes_changed(m, j);
 	/* act on it now rather than at the next tick */
@@ -659,39 +979,50 @@ static void restore_knobs(struct jt_manager *m)
 	struct jt_journal *j;
 	unsigned int k;
 
-	if (m->opt.dry_run || !m->policy.agent.restore_on_exit)
+	if (m->opt.dry_run)
 		return;
 	for (j = m->journals; j; j = j->next) {
 		for (k = 0; k < JT_KNOBS; k++) {
 			struct jt_knob_state *ks = &j->state.knob[k];
-			int64_t now;
+			const struct jt_trial_run *tr = &j->state.trial;
+			int64_t now, back = ks->found;
 			int r;
 
 			if (!ks->seen || !ks->managed || !ks->changed)
 				continue;
+			/* without restore_on_exit, still no value of an unfinished trial stays */
+			if (!m->policy.agent.restore_on_exit) {
+				if (!tr->active || tr->knob != k || ks->value == tr->from)
+					continue;
+				back = tr->from;
+			}
 			/* only the knob file: a statistic that fails to read must not stop this */
 			r = jt_configfs_read_knob(m->opt.configfs_root, j->name, k, &now);
 			if (r == -ENOENT)
 				continue;	/* gone: nothing to restore */
 			if (r < 0) {
 				log_warning("%s: %s: cannot read it to restore %lld: %s", j->name,
-					    jt_knob_name(k), (long long)ks->found, strerror(-r));
+					    jt_knob_name(k), (long long)back, strerror(-r));
 				continue;
 			}
-			if (now == ks->found)
+			if (now == back)
 				continue;
 			if (now != ks->expected) {
 				log_notice("%s: %s was set to %lld by someone else; not restoring",
 					   j->name, jt_knob_name(k), (long long)now);
 				continue;
 			}
-			r = jt_configfs_write_knob(m->opt.configfs_root, j->name, k, ks->found);
+			r = jt_configfs_write_knob(m->opt.configfs_root, j->name, k, back);
 			if (r < 0)
 				log_warning("%s: %s: cannot restore %lld: %s", j->name,
-					    jt_knob_name(k), (long long)ks->found, strerror(-r));
-			else
-				log_notice("%s: %s %lld->%lld: restored on exit", j->name,
-					   jt_knob_name(k), (long long)now, (long long)ks->found);
+					    jt_knob_name(k), (long long)back, strerror(-r));
+			else {
+				log_notice("%s: %s %lld->%lld: restored%s", j->name,
+					   jt_knob_name(k), (long long)now, (long long)back,
+					   m->exiting ? " on exit" : "");
+				/* the state follows: the knob is back at what was found */
+				jt_policy_write_failed(&j->state, (enum jt_knob)k, back);
+			}
 		}
 	}
 }
@@ -849,6 +1180,12 @@ int jt_manager_run(struct jt_manager *m)
 	m->exiting = true;
 	sd_notify(0, "STOPPING=1");
 	restore_knobs(m);
+	{
+		struct jt_journal *j;
+
+		for (j = m->journals; j; j = j->next)
+			journal_save(m, j);
+	}
 	sd_event_source_disable_unref(mi_source);
 	if (mi_fd >= 0)
 		close(mi_fd);

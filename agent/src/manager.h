@@ -14,6 +14,7 @@
 
 #include "advice.h"
 #include "conf.h"
+#include "persist.h"
 #include "policy.h"
 #include "sample.h"
 
@@ -43,6 +44,14 @@ struct jt_journal {
 	char advice_device[JT_NAME_MAX + 8];	/* "/dev/" + the name's device part */
 	bool seen;				/* in the current scan */
 	int write_error[JT_KNOBS];		/* last failed write (-errno), said once */
+	int cause;				/* enum jt_cause of the last diagnosis, -1 = none yet */
+	int pending_cause;			/* a different cause seen since ..., -1 = none */
+	uint64_t pending_since_us;		/* ... this sample time */
+	char diagnosis[400];			/* its sentence (bus: Diagnosis) */
+	char identity[JT_PERSIST_IDENTITY_MAX];	/* name, device number, ext4 UUID (state file) */
+	uint64_t block_size;		/* bytes of a journal block (statvfs of mounts[0]); 0 = unknown */
+	char fs_uuid[64];		/* ext4 UUID as udev recorded it (ID_FS_UUID); "" = unknown */
+	int save_error;				/* last failed state write (-errno), said once */
 	struct jt_journal *next;
 };
 
@@ -51,10 +60,14 @@ struct jt_options {
 	const char *configfs_root;
 	const char *bus;		/* "system", "user", "none" or an address */
 	bool dry_run, once, no_netlink, verbose;
+	bool apply;			/* --once --apply: write what --once decides */
+	const char *state_dir;		/* what was learned, per journal; NULL or "" = not kept */
+	const char *metrics_dir;	/* the default metrics file's directory (JT_METRICS_DIR_DEFAULT) */
 };
 
 struct jt_manager {
-	struct jt_options opt;
+	struct jt_options opt;		/* opt.dry_run: --dry-run or [agent] dry_run */
+	bool dry_run_cli;		/* --dry-run given */
 	char *dropin_dir;
 	struct jt_policy policy;
 	sd_event *event;
@@ -65,6 +78,8 @@ struct jt_manager {
 	unsigned int n_journals;
 	bool ready;			/* READY=1 sent */
 	bool said_no_journals;
+	int said_metrics;		/* last state logged about the metrics file: 0, 1 written, -errno */
+	char *metrics_path;		/* the file last written; removed at exit or when moved */
 	bool said_no_commit_stats;	/* outcome checks unavailable: said once */
 	bool exiting;
 	uint64_t netlink_retry_us;	/* next attempt to find the family, 0 = none */
@@ -81,7 +96,11 @@ struct jt_manager {
 int jt_manager_new(const struct jt_options *opt, struct jt_manager **out, char *err, size_t errlen);
 void jt_manager_free(struct jt_manager *m);
 
-/* --once: one sample of every journal, print decisions on stdout (applied unless dry-run). */
+/*
+ * --once: one sample of every journal, print decisions on stdout; written
+ * only with --apply (and never with --dry-run).  No trial can run in one
+ * sample: a change is reported (and with --apply written) untried.
+ */
 int jt_manager_run_once(struct jt_manager *m);
 
 /* Set up loop, signals, netlink, bus; run until SIGTERM/SIGINT or bus loss.  Returns exit status. */
@@ -92,14 +111,15 @@ void jt_manager_sample_all(struct jt_manager *m);
 
 /*
  * jt_manager_reload - re-read the policy; on error keep the old one, log it
- * and return -EINVAL with the message in @err.  SetMode overrides and
- * administrator take-overs are forgotten.
+ * and return -EINVAL with the message in @err.  A journal whose policy
+ * from the files changed forgets its SetMode overrides, administrator
+ * take-overs, back-offs and kept changes; the others keep them.
  */
 int jt_manager_reload(struct jt_manager *m, char *err, size_t errlen);
 
 /*
  * jt_manager_set_mode - runtime mode of one knob of one journal (until
- * Reload).  @knob "force_copy"|"reclaim", @mode "on"|"off"|"auto".
+ * Reload).  @knob "force_copy"|"reclaim"|"lock_delay", @mode "on"|"off"|"auto".
  * Returns 0, -ENOENT (no such journal) or -EINVAL (bad knob/mode).
  */
 int jt_manager_set_mode(struct jt_manager *m, const char *journal, const char *knob,

@@ -63,6 +63,7 @@ static struct nla_policy attr_policy[JBD2TUNE_ATTR_MAX + 1] = {
 	[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MIN_PCT] = { .type = NLA_U8 },
 	[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT] = { .type = NLA_U8 },
 	[JBD2TUNE_ATTR_LOGGED_BLOCKS] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_LOCK_DELAY_MAX_MS] = { .type = NLA_U32 },
 };
 
 /* Attributes of each kind: count, total us, max us, histogram. */
@@ -87,6 +88,11 @@ static uint64_t get_u64(struct nlattr **tb, int a)
 static uint8_t get_u8(struct nlattr **tb, int a)
 {
 	return tb[a] ? nla_get_u8(tb[a]) : 0;
+}
+
+static uint32_t get_u32(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u32(tb[a]) : 0;
 }
 
 static void get_hist(struct nlattr **tb, int a, uint64_t *hist)
@@ -118,6 +124,8 @@ int jt_netlink_parse_record(struct nl_msg *msg, char name[JT_NAME_MAX], struct j
 	memset(&s, 0, sizeof(s));
 	s.knob[JT_KNOB_FORCE_COPY] = get_u8(tb, JBD2TUNE_ATTR_FORCE_COPY);
 	s.knob[JT_KNOB_RECLAIM] = get_u8(tb, JBD2TUNE_ATTR_RECLAIM_WATERMARK_PCT);
+	s.has_lock_delay = tb[JBD2TUNE_ATTR_LOCK_DELAY_MAX_MS] != NULL;
+	s.knob[JT_KNOB_LOCK_DELAY] = get_u32(tb, JBD2TUNE_ATTR_LOCK_DELAY_MAX_MS);
 	s.log_blocks = get_u64(tb, JBD2TUNE_ATTR_LOG_BLOCKS);
 	s.free_blocks = get_u64(tb, JBD2TUNE_ATTR_FREE_BLOCKS);
 	s.max_transaction_blocks = get_u64(tb, JBD2TUNE_ATTR_MAX_TRANSACTION_BLOCKS);

@@ -4,9 +4,12 @@
  *
  * Per journal it keeps a ring of baselines (counters and histograms at
  * earlier samples); a windowed figure is always "this sample minus the
- * baseline at the start of the span", so percentiles over the window come
- * from differences of the kernel's cumulative histograms.  Every rule and
- * number is explained in Documentation/agent-policy.md.
+ * baseline at the start of the span", so every figure comes from counter
+ * and histogram deltas.  In auto mode a knob becomes a candidate when the
+ * wait it removes costs more than a budget of stall time per second (or
+ * one wait exceeds a bound), and the change is then tried in interleaved
+ * on/off blocks and kept only when a trial shows it helps (trial.c).
+ * Every rule and number is explained in Documentation/agent-policy.md.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -16,10 +19,53 @@
 #include "hist.h"
 #include "policy.h"
 
+/*
+ * The values lock_delay auto steps through, ms, each an order of magnitude
+ * above the last (Documentation/benchmarks.md, "Lock later"): 100 covers
+ * the commits' own delays in bench/lock-delay (at most 14 ms on 6.1, 23 ms
+ * on 6.12); 1000 is the bound tests/vm/tests/kmod-lock-delay.sh holds a
+ * dm-delayed truncate's handle to; 5000 removed every T_LOCKED sleep over
+ * 10 ms of the seed load's writer (bench/seed000 "on-ld", bench/tail).
+ */
+static const int64_t lock_delay_ladder_ms[] = { 0, 100, 1000, 5000 };
+
+/* The per-knob descriptors: the only place that says how the knobs differ. */
+static const struct jt_knob_desc knob_descs[JT_KNOBS] = {
+	[JT_KNOB_FORCE_COPY] = {
+		.knob = JT_KNOB_FORCE_COPY, .name = "force_copy", .relief = JT_WAIT_SHADOW,
+		.stepped = false, .any_wait_counts = false, .block_mult = 1, .pairs_mult = 1,
+	},
+	/*
+	 * Space waits are rare and each stalls every handle: all count, and
+	 * blocks are three times longer and trials may run twice as many
+	 * pairs, so that a trial sees enough of them (case C: one every 10 s).
+	 */
+	[JT_KNOB_RECLAIM] = {
+		.knob = JT_KNOB_RECLAIM, .name = "reclaim", .relief = JT_WAIT_SPACE,
+		.stepped = true, .any_wait_counts = true, .block_mult = 3, .pairs_mult = 2,
+	},
+	/*
+	 * Locked waits are many and mostly short, like shadow waits: only
+	 * those over stall_wait_min_ms count.  Last in the table: when several
+	 * knobs trigger at once, auto tries the others first, since a delay
+	 * lengthens every commit it applies to.
+	 */
+	[JT_KNOB_LOCK_DELAY] = {
+		.knob = JT_KNOB_LOCK_DELAY, .name = "lock_delay", .relief = JT_WAIT_LOCKED,
+		.stepped = true, .ladder = lock_delay_ladder_ms,
+		.ladder_len = sizeof(lock_delay_ladder_ms) / sizeof(lock_delay_ladder_ms[0]),
+		.any_wait_counts = false, .block_mult = 1, .pairs_mult = 1,
+	},
+};
+
+const struct jt_knob_desc *jt_knob_desc(enum jt_knob knob)
+{
+	return &knob_descs[(unsigned int)knob < JT_KNOBS ? knob : 0];
+}
+
 const char *jt_knob_name(enum jt_knob knob)
 {
-	return knob == JT_KNOB_FORCE_COPY ? "force_copy" :
-	       knob == JT_KNOB_RECLAIM ? "reclaim" : "?";
+	return (unsigned int)knob < JT_KNOBS ? knob_descs[knob].name : "?";
 }
 
 const char *jt_wait_kind_name(enum jt_wait_kind kind)
@@ -34,6 +80,24 @@ const char *jt_wait_kind_name(enum jt_wait_kind kind)
 void jt_journal_state_init(struct jt_journal_state *st)
 {
 	memset(st, 0, sizeof(*st));
+	st->rng = 0x9E3779B97F4A7C15ULL;
+}
+
+void jt_policy_seed(struct jt_journal_state *st, uint64_t seed)
+{
+	st->rng = seed ? seed : 0x9E3779B97F4A7C15ULL;
+}
+
+/* xorshift64*: one fair bit. */
+static bool coin(struct jt_journal_state *st)
+{
+	uint64_t x = st->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	st->rng = x;
+	return ((x * 0x2545F4914F6CDD1DULL) >> 63) & 1;
 }
 
 static const struct jt_slot *slot_at(const struct jt_journal_state *st, unsigned int i)
@@ -64,20 +128,53 @@ bool jt_window_stats(const struct jt_journal_state *st, const struct jt_sample *
 	out->span_us = s->time_us > base->time_us ? s->time_us - base->time_us : 0;
 	out->full = out->span_us >= span_us;
 	for (k = 0; k < JT_WAIT_KINDS; k++) {
-		uint64_t d[JT_HIST_BUCKETS];
+		struct jt_wait_window *w = &out->wait[k];
 
 		if (s->wait[k].waits < base->waits[k] || s->wait[k].wait_us < base->wait_us[k])
 			continue;	/* went backwards: caller restarts the window */
 		if (k < JT_WINDOW_HIST_KINDS) {
-			if (!jt_hist_diff(s->wait[k].hist, base->hist[k], d))
+			if (!jt_hist_diff(s->wait[k].hist, base->hist[k], w->hist))
 				continue;
-			out->wait[k].p99_us = jt_hist_percentile_us(d, JT_PERCENTILE,
-								    s->wait[k].wait_max_us);
+			/* the all-time maximum caps only when it rose inside the span */
+			w->p99_us = jt_hist_percentile_us(w->hist, JT_PERCENTILE,
+							  s->wait[k].wait_max_us > base->wait_max_us[k] ?
+							  s->wait[k].wait_max_us : 0);
+			for (i = JT_HIST_BUCKETS; i-- > 0;)
+				if (w->hist[i]) {
+					w->max_lb_us = (uint64_t)jt_hist_bucket_lo_us(i);
+					break;
+				}
 		}
-		out->wait[k].waits = s->wait[k].waits - base->waits[k];
-		out->wait[k].wait_us = s->wait[k].wait_us - base->wait_us[k];
+		if (s->wait[k].wait_max_us > base->wait_max_us[k])
+			w->max_lb_us = s->wait[k].wait_max_us;
+		w->waits = s->wait[k].waits - base->waits[k];
+		w->wait_us = s->wait[k].wait_us - base->wait_us[k];
 	}
 	return true;
+}
+
+double jt_stall_us_per_s(const struct jt_wait_window *w, uint64_t span_us, uint64_t min_us)
+{
+	double most_short = 0.0, long_lo = 0.0, a, b;
+	unsigned int i;
+
+	if (!span_us || !w->waits)
+		return 0.0;
+	if (min_us == 0)
+		return (double)w->wait_us * 1e6 / (double)span_us;
+	for (i = 0; i < JT_HIST_BUCKETS; i++) {
+		double lo = jt_hist_bucket_lo_us(i), hi = jt_hist_bucket_hi_us(i);
+
+		if (lo >= (double)min_us)
+			long_lo += (double)w->hist[i] * lo;
+		else
+			most_short += (double)w->hist[i] * (hi < (double)min_us ? hi : (double)min_us);
+	}
+	a = (double)w->wait_us - most_short;
+	b = long_lo;
+	if (a < b)
+		a = b;
+	return a > 0.0 ? a * 1e6 / (double)span_us : 0.0;
 }
 
 static bool went_backwards(const struct jt_journal_state *st, const struct jt_sample *s)
@@ -87,6 +184,8 @@ static bool went_backwards(const struct jt_journal_state *st, const struct jt_sa
 
 	if (st->count == 0)
 		return false;
+	if (s->source_id && st->source_id && s->source_id != st->source_id)
+		return true;	/* a new configfs group under the same name: set up again */
 	last = slot_at(st, st->count - 1);
 	for (k = 0; k < JT_WAIT_KINDS; k++) {
 		if (s->wait[k].waits < last->waits[k] || s->wait[k].wait_us < last->wait_us[k])
@@ -98,12 +197,24 @@ static bool went_backwards(const struct jt_journal_state *st, const struct jt_sa
 	return false;
 }
 
+static void fill_slot(struct jt_slot *slot, const struct jt_sample *s)
+{
+	unsigned int k;
+
+	slot->time_us = s->time_us;
+	for (k = 0; k < JT_WAIT_KINDS; k++) {
+		slot->waits[k] = s->wait[k].waits;
+		slot->wait_us[k] = s->wait[k].wait_us;
+		slot->wait_max_us[k] = s->wait[k].wait_max_us;
+		if (k < JT_WINDOW_HIST_KINDS)
+			memcpy(slot->hist[k], s->wait[k].hist, sizeof(slot->hist[k]));
+	}
+}
+
 static void push_slot(struct jt_journal_state *st, const struct jt_sample *s,
 		      const struct jt_timing *t, bool force)
 {
 	uint64_t gap = t->window_us / (JT_WINDOW_SLOTS - 2);
-	struct jt_slot *slot;
-	unsigned int k;
 
 	/* drop baselines that are older than needed: keep one at/before the window start */
 	while (st->count >= 2 && s->time_us >= t->window_us &&
@@ -118,14 +229,7 @@ static void push_slot(struct jt_journal_state *st, const struct jt_sample *s,
 		st->first = (st->first + 1) % JT_WINDOW_SLOTS;
 		st->count--;
 	}
-	slot = &st->slots[(st->first + st->count) % JT_WINDOW_SLOTS];
-	slot->time_us = s->time_us;
-	for (k = 0; k < JT_WAIT_KINDS; k++) {
-		slot->waits[k] = s->wait[k].waits;
-		slot->wait_us[k] = s->wait[k].wait_us;
-		if (k < JT_WINDOW_HIST_KINDS)
-			memcpy(slot->hist[k], s->wait[k].hist, sizeof(slot->hist[k]));
-	}
+	fill_slot(&st->slots[(st->first + st->count) % JT_WINDOW_SLOTS], s);
 	st->count++;
 }
 
@@ -151,7 +255,7 @@ static struct jt_decision *emit(struct jt_decision *out, unsigned int *n,
 static bool may_change(const struct jt_knob_state *ks, const struct jt_timing *t, uint64_t now)
 {
 	/* one change per knob per interval; 10 % slack for timer jitter */
-	return !ks->changed || now - ks->last_change_us >= t->interval_us * 9 / 10;
+	return !ks->last_change_us || now - ks->last_change_us >= t->interval_us * 9 / 10;
 }
 
 /* Record a change as decided; the decision's reason is filled by the caller. */
@@ -168,88 +272,25 @@ static struct jt_decision *set_knob(struct jt_journal_state *st, enum jt_knob kn
 	d->old_value = ks->value;
 	d->new_value = value;
 	ks->value = value;
-	if (!dry_run)
+	if (!dry_run) {
 		ks->expected = value;
-	ks->changed = true;
+		ks->changed = true;
+	}
 	ks->last_change_us = now;
 	return d;
 }
 
-/* The kind of wait a knob exists to remove. */
-static enum jt_wait_kind relief_kind(enum jt_knob knob)
-{
-	return knob == JT_KNOB_FORCE_COPY ? JT_WAIT_SHADOW : JT_WAIT_SPACE;
-}
-
-/*
- * What the outcome check compares, over the window that ends at @s and
- * starts no earlier than @since_us.
- */
-static void outcome_figures(const struct jt_journal_state *st, const struct jt_sample *s,
-			    const struct jt_timing *t, uint64_t since_us, enum jt_knob knob,
-			    struct jt_outcome_figures *f)
-{
-	struct jt_window_stats w;
-
-	jt_window_stats(st, s, t->window_us, since_us, &w);
-	f->span_us = w.span_us;
-	f->commit_waits = w.wait[JT_WAIT_COMMIT].waits;
-	f->commit_wait_us = w.wait[JT_WAIT_COMMIT].wait_us;
-	f->commit_wait_p99_us = w.wait[JT_WAIT_COMMIT].p99_us;
-	f->relief_waits = w.wait[relief_kind(knob)].waits;
-}
-
-/*
- * Put the change of @knob to @to on trial, or extend the reclaim run on
- * trial.  Nothing goes on trial in dry-run (the knob is not written, so the
- * window after tells nothing about the change) or without commit-wait
- * figures (older module).  Called before set_knob(): the window before
- * ends at this sample and starts no earlier than the knob's last change.
- */
-static void trial_start(struct jt_journal_state *st, enum jt_knob knob, int64_t to,
-			const struct jt_sample *s, const struct jt_timing *t, bool dry_run)
-{
-	struct jt_knob_state *ks = &st->knob[knob];
-	struct jt_trial *tr = &ks->trial;
-	int64_t from = ks->value;
-
-	if (dry_run || !s->has_commit_stats) {
-		tr->active = false;
-		return;
-	}
-	if (tr->active && knob == JT_KNOB_RECLAIM && tr->to == from &&
-	    (to > from) == (tr->to > tr->from)) {
-		tr->to = to;		/* one more step of the run: judged against its start */
-		tr->since_us = s->time_us;
-		return;
-	}
-	tr->active = true;
-	tr->from = from;
-	tr->to = to;
-	tr->since_us = s->time_us;
-	outcome_figures(st, s, t, ks->changed ? ks->last_change_us : 0, knob, &tr->before);
-}
-
-/* A change decided by an auto rule: on trial, then recorded. */
-static struct jt_decision *change(struct jt_journal_state *st, enum jt_knob knob, int64_t value,
-				  const struct jt_sample *s, const struct jt_timing *t,
-				  bool dry_run, struct jt_decision *out, unsigned int *n)
-{
-	trial_start(st, knob, value, s, t, dry_run);
-	return set_knob(st, knob, value, s->time_us, dry_run, out, n);
-}
-
-/* "turning it on", "lowering it", ...: a move of @knob up or down, for notes. */
+/* "turning it on", "raising it", ...: a move of @knob up or down, for notes. */
 static const char *move_name(enum jt_knob knob, bool up)
 {
-	if (knob == JT_KNOB_FORCE_COPY)
+	if (!jt_knob_desc(knob)->stepped)
 		return up ? "turning it on" : "turning it off";
 	return up ? "raising it" : "lowering it";
 }
 
 /*
- * Whether an auto rule must not set @knob to @value now: a revert went back
- * to blocked_from, and @value lies beyond it in the reverted direction,
+ * Whether an auto rule must not set @knob to @value now: a trial failed
+ * back to blocked_from, and @value lies beyond it in the tried direction,
  * before the back-off has passed.  Said once per back-off.
  */
 static bool held_back(struct jt_journal_state *st, enum jt_knob knob, int64_t value,
@@ -268,225 +309,14 @@ static bool held_back(struct jt_journal_state *st, enum jt_knob knob, int64_t va
 		return false;
 	if (!ks->blocked_said) {
 		d = emit(out, n, JT_DECISION_NOTE, knob, ks,
-			 "%s stays %lld: %s was reverted (commit waits got worse); not tried again for another %.0f s",
+			 "%s stays %lld: %s failed its trial (%s); not tried again for another %.0f s",
 			 jt_knob_name(knob), (long long)ks->value, move_name(knob, ks->blocked_up),
+			 ks->last_verdict[0] ? ks->last_verdict : "reverted",
 			 (double)(ks->blocked_until_us - now) / 1e6);
 		d->new_value = value;
 		ks->blocked_said = true;
 	}
 	return true;
-}
-
-/* @after is worse than @before by more than @margin_pct (any rise from 0). */
-static bool worse_by(double after, double before, unsigned int margin_pct)
-{
-	return after > before * (1.0 + margin_pct / 100.0);
-}
-
-/* Relative change in percent; +inf from 0. */
-static double change_pct(double after, double before)
-{
-	if (before > 0.0)
-		return (after / before - 1.0) * 100.0;
-	return after > 0.0 ? INFINITY : 0.0;
-}
-
-static double mean_us(uint64_t total_us, uint64_t waits)
-{
-	return waits ? (double)total_us / (double)waits : 0.0;
-}
-
-static double per_s(uint64_t us, uint64_t span_us)
-{
-	return span_us ? (double)us / (double)span_us : 0.0;
-}
-
-/*
- * judge_trial - the outcome check (agent-policy.md, "Outcome checks"):
- * once a whole window has passed after the change on trial of @knob,
- * compare the commit waits of that window with those of the window before
- * it.  Too few in either: the change stands (NOTE).  Both the p99 and the
- * mean per wait worse by more than outcome_margin_pct: revert it (SET with
- * revert) and hold the reverted direction back for the back-off, which
- * then doubles (up to JT_OUTCOME_BACKOFF_CAP_US).  Otherwise it stands
- * (NOTE) and the back-off starts again from outcome_backoff_s.
- */
-static void judge_trial(const struct jt_timing *t, const struct jt_journal_policy *jp,
-			struct jt_journal_state *st, enum jt_knob knob, const struct jt_sample *s,
-			bool dry_run, struct jt_decision *out, unsigned int *n)
-{
-	struct jt_knob_state *ks = &st->knob[knob];
-	struct jt_trial *tr = &ks->trial;
-	const struct jt_outcome_figures *b = &tr->before;
-	const char *relief = jt_wait_kind_name(relief_kind(knob));
-	uint64_t now = s->time_us, backoff;
-	unsigned int margin = jp->outcome_margin_pct;
-	struct jt_outcome_figures a;
-	double am, bm;
-	struct jt_decision *d;
-	char totals[160];
-
-	if (!tr->active)
-		return;
-	if (!ks->managed || !s->has_commit_stats || ks->value != tr->to) {
-		tr->active = false;	/* taken over or changed otherwise: no verdict */
-		return;
-	}
-	if (now - tr->since_us < t->window_us)
-		return;
-	tr->active = false;
-	outcome_figures(st, s, t, tr->since_us, knob, &a);
-	if (a.commit_waits < jp->outcome_min_waits || b->commit_waits < jp->outcome_min_waits) {
-		d = emit(out, n, JT_DECISION_NOTE, knob, ks,
-			 "%s %lld->%lld stands: too few commit waits to judge (%llu in %.0f s after, %llu in %.0f s before; need %u in each); %s waits %llu vs %llu",
-			 jt_knob_name(knob), (long long)tr->from, (long long)tr->to,
-			 (unsigned long long)a.commit_waits, (double)a.span_us / 1e6,
-			 (unsigned long long)b->commit_waits, (double)b->span_us / 1e6,
-			 jp->outcome_min_waits, relief, (unsigned long long)a.relief_waits,
-			 (unsigned long long)b->relief_waits);
-		d->old_value = tr->from;
-		d->new_value = tr->to;
-		d->outcome = true;
-		return;
-	}
-	am = mean_us(a.commit_wait_us, a.commit_waits);
-	bm = mean_us(b->commit_wait_us, b->commit_waits);
-	snprintf(totals, sizeof(totals),
-		 "total %.2f s/s vs %.2f s/s (%llu waits in %.0f s vs %llu in %.0f s)",
-		 per_s(a.commit_wait_us, a.span_us), per_s(b->commit_wait_us, b->span_us),
-		 (unsigned long long)a.commit_waits, (double)a.span_us / 1e6,
-		 (unsigned long long)b->commit_waits, (double)b->span_us / 1e6);
-	if (!worse_by(a.commit_wait_p99_us, b->commit_wait_p99_us, margin) ||
-	    !worse_by(am, bm, margin)) {
-		d = emit(out, n, JT_DECISION_NOTE, knob, ks,
-			 "%s %lld->%lld stands: commit-wait p99 %.1f ms vs %.1f ms before (%+.0f %%), mean %.1f ms vs %.1f ms (%+.0f %%), not both worse by > %u %%; %s; %s waits %llu vs %llu",
-			 jt_knob_name(knob), (long long)tr->from, (long long)tr->to,
-			 a.commit_wait_p99_us / 1000.0, b->commit_wait_p99_us / 1000.0,
-			 change_pct(a.commit_wait_p99_us, b->commit_wait_p99_us),
-			 am / 1000.0, bm / 1000.0, change_pct(am, bm), margin, totals,
-			 relief, (unsigned long long)a.relief_waits,
-			 (unsigned long long)b->relief_waits);
-		d->old_value = tr->from;
-		d->new_value = tr->to;
-		d->outcome = true;
-		ks->backoff_us = 0;	/* judged good: the next revert starts afresh */
-		return;
-	}
-	backoff = ks->backoff_us ? ks->backoff_us : (uint64_t)jp->outcome_backoff_s * 1000000ULL;
-	d = set_knob(st, knob, tr->from, now, dry_run, out, n);
-	d->revert = true;
-	d->outcome = true;
-	snprintf(d->reason, sizeof(d->reason),
-		 "reverted: commit-wait p99 %.1f ms vs %.1f ms before (%+.0f %% > %u %%), mean %.1f ms vs %.1f ms (%+.0f %% > %u %%); %s; %s waits %llu vs %llu; not tried again for %.0f s",
-		 a.commit_wait_p99_us / 1000.0, b->commit_wait_p99_us / 1000.0,
-		 change_pct(a.commit_wait_p99_us, b->commit_wait_p99_us), margin,
-		 am / 1000.0, bm / 1000.0, change_pct(am, bm), margin, totals,
-		 relief, (unsigned long long)a.relief_waits, (unsigned long long)b->relief_waits,
-		 (double)backoff / 1e6);
-	ks->blocked_from = tr->from;
-	ks->blocked_up = tr->to > tr->from;
-	ks->blocked_until_us = now + backoff;
-	ks->blocked_said = false;
-	ks->backoff_us = backoff * 2 > JT_OUTCOME_BACKOFF_CAP_US ? JT_OUTCOME_BACKOFF_CAP_US :
-								    backoff * 2;
-	if (knob == JT_KNOB_FORCE_COPY) {
-		st->fc_phase = tr->from ? JT_FC_ON : JT_FC_IDLE;
-		st->fc_phase_since_us = now;
-	}
-}
-
-static bool shadow_trigger(const struct jt_journal_policy *jp, const struct jt_window_stats *w)
-{
-	const struct jt_wait_window *sw = &w->wait[JT_WAIT_SHADOW];
-
-	return sw->waits >= jp->force_copy_min_waits &&
-	       sw->p99_us > (double)jp->force_copy_on_p99_ms * 1000.0;
-}
-
-static void decide_force_copy(const struct jt_timing *t, const struct jt_journal_policy *jp,
-			      struct jt_journal_state *st, const struct jt_sample *s,
-			      bool dry_run, struct jt_decision *out, unsigned int *n)
-{
-	struct jt_knob_state *ks = &st->knob[JT_KNOB_FORCE_COPY];
-	uint64_t now = s->time_us, base_hold = (uint64_t)jp->force_copy_hold_s * 1000000ULL;
-	struct jt_window_stats w;
-	struct jt_decision *d;
-
-	if (!ks->managed || !may_change(ks, t, now))
-		return;
-	if (jp->force_copy != JT_MODE_AUTO) {
-		int64_t target = jp->force_copy == JT_MODE_ON;
-
-		ks->trial.active = false;	/* the administrator's mode is not second-guessed */
-		st->fc_phase = target ? JT_FC_ON : JT_FC_IDLE;
-		st->fc_phase_since_us = now;
-		if (ks->value != target) {
-			d = set_knob(st, JT_KNOB_FORCE_COPY, target, now, dry_run, out, n);
-			snprintf(d->reason, sizeof(d->reason), "policy force_copy = %s",
-				 jt_mode_name(jp->force_copy));
-		}
-		return;
-	}
-	if (st->fc_hold_us == 0)
-		st->fc_hold_us = base_hold;
-	/* the knob may be on without us having turned it on (found on, mode switch) */
-	if (ks->value && st->fc_phase != JT_FC_ON) {
-		st->fc_phase = JT_FC_ON;
-		st->fc_phase_since_us = now;
-	} else if (!ks->value && st->fc_phase == JT_FC_ON) {
-		st->fc_phase = JT_FC_IDLE;
-	}
-
-	switch (st->fc_phase) {
-	case JT_FC_IDLE:
-		jt_window_stats(st, s, t->window_us, 0, &w);
-		if (!shadow_trigger(jp, &w) || held_back(st, JT_KNOB_FORCE_COPY, 1, now, out, n))
-			return;
-		d = change(st, JT_KNOB_FORCE_COPY, 1, s, t, dry_run, out, n);
-		snprintf(d->reason, sizeof(d->reason),
-			 "shadow-wait p99 %.1f ms > %u ms over %.0f s (%llu waits)",
-			 w.wait[JT_WAIT_SHADOW].p99_us / 1000.0, jp->force_copy_on_p99_ms,
-			 (double)w.span_us / 1e6, (unsigned long long)w.wait[JT_WAIT_SHADOW].waits);
-		st->fc_phase = JT_FC_ON;
-		st->fc_phase_since_us = now;
-		return;
-	case JT_FC_ON:
-		if (now - st->fc_phase_since_us < st->fc_hold_us ||
-		    held_back(st, JT_KNOB_FORCE_COPY, 0, now, out, n))
-			return;
-		d = change(st, JT_KNOB_FORCE_COPY, 0, s, t, dry_run, out, n);
-		snprintf(d->reason, sizeof(d->reason),
-			 "held on for %.0f s (hold %.0f s); trying off, back on if shadow waits return within %.0f s",
-			 (double)(now - st->fc_phase_since_us) / 1e6, (double)st->fc_hold_us / 1e6,
-			 (double)t->window_us / 1e6);
-		st->fc_phase = JT_FC_PROBING;
-		st->fc_phase_since_us = now;
-		return;
-	case JT_FC_PROBING:
-		jt_window_stats(st, s, t->window_us, st->fc_phase_since_us, &w);
-		if (shadow_trigger(jp, &w)) {
-			uint64_t hold = st->fc_hold_us * 2;
-
-			if (held_back(st, JT_KNOB_FORCE_COPY, 1, now, out, n))
-				return;
-			if (hold > JT_FORCE_COPY_HOLD_CAP_US)
-				hold = JT_FORCE_COPY_HOLD_CAP_US;
-			d = change(st, JT_KNOB_FORCE_COPY, 1, s, t, dry_run, out, n);
-			snprintf(d->reason, sizeof(d->reason),
-				 "shadow waits came back %.0f s after turning off: p99 %.1f ms > %u ms (%llu waits); hold %.0f s -> %.0f s",
-				 (double)(now - st->fc_phase_since_us) / 1e6,
-				 w.wait[JT_WAIT_SHADOW].p99_us / 1000.0, jp->force_copy_on_p99_ms,
-				 (unsigned long long)w.wait[JT_WAIT_SHADOW].waits,
-				 (double)st->fc_hold_us / 1e6, (double)hold / 1e6);
-			st->fc_hold_us = hold;
-			st->fc_phase = JT_FC_ON;
-			st->fc_phase_since_us = now;
-		} else if (now - st->fc_phase_since_us >= t->window_us) {
-			st->fc_phase = JT_FC_IDLE;	/* stayed quiet: the next episode starts afresh */
-			st->fc_hold_us = base_hold;
-		}
-		return;
-	}
 }
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
@@ -522,93 +352,739 @@ bool jt_reclaim_range(const struct jt_journal_policy *jp, const struct jt_sample
 	return ok;
 }
 
-static void decide_reclaim(const struct jt_timing *t, const struct jt_journal_policy *jp,
-			   struct jt_journal_state *st, const struct jt_sample *s,
-			   bool dry_run, struct jt_decision *out, unsigned int *n)
+enum jt_mode jt_knob_mode(const struct jt_journal_policy *jp, enum jt_knob knob)
 {
-	struct jt_knob_state *ks = &st->knob[JT_KNOB_RECLAIM];
-	int64_t kmin, kmax, min, max, v = ks->value;
-	uint64_t now = s->time_us;
+	switch (knob) {
+	case JT_KNOB_FORCE_COPY:
+		return jp->force_copy;
+	case JT_KNOB_RECLAIM:
+		return jp->reclaim;
+	default:
+		return jp->lock_delay;
+	}
+}
+
+void jt_knob_set_mode(struct jt_journal_policy *jp, enum jt_knob knob, enum jt_mode mode)
+{
+	switch (knob) {
+	case JT_KNOB_FORCE_COPY:
+		jp->force_copy = mode;
+		break;
+	case JT_KNOB_RECLAIM:
+		jp->reclaim = mode;
+		break;
+	default:
+		jp->lock_delay = mode;
+		break;
+	}
+}
+
+/* Whether the module has @knob for @s's journal (an older one has no lock delay). */
+static bool knob_present(const struct jt_sample *s, enum jt_knob knob)
+{
+	return knob != JT_KNOB_LOCK_DELAY || s->has_lock_delay;
+}
+
+/*
+ * The values auto moves stepped @knob in, [*min, *max]: the reclaim range,
+ * or a ladder's steps above 0.  Returns false when there are none.
+ */
+static bool auto_range(const struct jt_journal_policy *jp, const struct jt_sample *s,
+		       enum jt_knob knob, int64_t *min, int64_t *max)
+{
+	const struct jt_knob_desc *kd = jt_knob_desc(knob);
+
+	if (!kd->ladder)
+		return jt_reclaim_range(jp, s, min, max);
+	*min = kd->ladder[1];
+	*max = kd->ladder[kd->ladder_len - 1];
+	return knob_present(s, knob);
+}
+
+/* The step above @v of stepped @knob, at most @max (@v itself when there is none). */
+static int64_t step_up(enum jt_knob knob, int64_t v, int64_t max)
+{
+	const struct jt_knob_desc *kd = jt_knob_desc(knob);
+	int64_t next = v + JT_RECLAIM_STEP_PCT;
+	unsigned int i;
+
+	if (kd->ladder) {
+		next = v;
+		for (i = 0; i < kd->ladder_len && next == v; i++)
+			if (kd->ladder[i] > v)
+				next = kd->ladder[i];
+	}
+	if (next <= max)
+		return next;
+	return v > max ? v : max;
+}
+
+static uint64_t block_us(const struct jt_journal_policy *jp, enum jt_knob knob)
+{
+	return (uint64_t)jp->trial_block_s * jt_knob_desc(knob)->block_mult * 1000000ULL;
+}
+
+/*
+ * The block length of a trial of @knob starting with window figures @w:
+ * block_us(), but at least twice the relief wait's p99 and three mean
+ * commit durations, so that the waits a block counts (at their end) mostly
+ * began in it; at most JT_TRIAL_BLOCK_STRETCH times block_us().
+ */
+static uint64_t trial_block_us(const struct jt_journal_policy *jp, enum jt_knob knob,
+			       const struct jt_window_stats *w)
+{
+	const struct jt_wait_window *cd = &w->wait[JT_WAIT_COMMIT_DURATION];
+	uint64_t base = block_us(jp, knob), b = base;
+	uint64_t p99 = (uint64_t)w->wait[jt_knob_desc(knob)->relief].p99_us;
+
+	if (p99 * 2 > b)
+		b = p99 * 2;
+	if (cd->waits && cd->wait_us / cd->waits * 3 > b)
+		b = cd->wait_us / cd->waits * 3;
+	return b < base * JT_TRIAL_BLOCK_STRETCH ? b : base * JT_TRIAL_BLOCK_STRETCH;
+}
+
+/* The most pairs a trial of @knob may run (a re-check: the minimum). */
+static unsigned int max_pairs(const struct jt_journal_policy *jp, enum jt_knob knob, bool recheck)
+{
+	return recheck ? jp->trial_min_pairs : jp->trial_max_pairs * jt_knob_desc(knob)->pairs_mult;
+}
+
+static struct jt_trial_params trial_params(const struct jt_journal_policy *jp, enum jt_knob knob,
+					   bool recheck)
+{
+	return (struct jt_trial_params){
+		.margin = log1p(jp->outcome_margin_pct / 100.0),
+		.relief_min_us_per_s = jp->stall_budget_ms_per_s * 1000.0,
+		.min_pairs = jp->trial_min_pairs,
+		.max_pairs = max_pairs(jp, knob, recheck),
+	};
+}
+
+/* The deltas of @s against @base for @knob's trial. */
+static void block_of(const struct jt_slot *base, const struct jt_sample *s, enum jt_knob knob,
+		     struct jt_block *b)
+{
+	enum jt_wait_kind r = jt_knob_desc(knob)->relief;
+	const enum jt_wait_kind c = JT_WAIT_COMMIT, cd = JT_WAIT_COMMIT_DURATION;
+
+	memset(b, 0, sizeof(*b));
+	b->span_us = s->time_us - base->time_us;
+	b->relief_waits = s->wait[r].waits - base->waits[r];
+	b->relief_us = s->wait[r].wait_us - base->wait_us[r];
+	b->commit_waits = s->wait[c].waits - base->waits[c];
+	b->commit_wait_us = s->wait[c].wait_us - base->wait_us[c];
+	b->commits = s->wait[cd].waits - base->waits[cd];
+	b->commit_us = s->wait[cd].wait_us - base->wait_us[cd];
+	jt_hist_diff(s->wait[c].hist, base->hist[c], b->hist);
+}
+
+/*
+ * One counted sample of the current block: the relief waits that ended
+ * since the last one count for this block, but those that lasted longer
+ * than the time since the block's switch (their histogram bucket's
+ * midpoint says so: the lower bound alone left 8 % of the simulated
+ * keeps of test_sim_long_stalls undone, the midpoint 4.5 %) began before
+ * it, under the previous block's value, and go to that block's side, as
+ * waits and as relief events up to its commits (the midpoint stands for
+ * their time).  In the first block of a trial they began before it and
+ * count nowhere.
+ */
+static void carry_step(struct jt_trial_run *tr, const struct jt_sample *s)
+{
+	enum jt_wait_kind r = jt_knob_desc(tr->knob)->relief;
+	uint64_t elapsed = s->time_us - tr->block_start_us;
+	uint64_t n = s->wait[r].waits - tr->last.waits[r];
+	uint64_t us = s->wait[r].wait_us - tr->last.wait_us[r];
+	uint64_t cn = 0, room, ev;
+	struct jt_side *ps;
+	double cus = 0.0;
+	unsigned int b;
+
+	for (b = 0; b < JT_HIST_BUCKETS; b++) {
+		uint64_t d = s->wait[r].hist[b] - tr->last.hist[r][b];
+
+		if (d && (jt_hist_bucket_lo_us(b) + jt_hist_bucket_hi_us(b)) / 2.0 > (double)elapsed) {
+			cn += d;
+			cus += (double)d * (jt_hist_bucket_lo_us(b) + jt_hist_bucket_hi_us(b)) / 2.0;
+		}
+	}
+	/* the counters are read one file at a time: never carry more than ended */
+	if (cn > n)
+		cn = n;
+	if (cus > (double)us)
+		cus = (double)us;
+	tr->blk_relief_waits += n - cn;
+	tr->blk_relief_us += us - (uint64_t)cus;
+	fill_slot(&tr->last, s);
+	if (!cn || !tr->have_prev)
+		return;
+	ps = tr->prev_on ? &tr->on : &tr->off;
+	room = tr->prev_commits > tr->prev_events ? tr->prev_commits - tr->prev_events : 0;
+	ev = cn < room ? cn : room;
+	ps->relief_waits += cn;
+	ps->relief_us += (uint64_t)cus;
+	ps->relief_events += ev;
+	tr->prev_events += ev;
+}
+
+/* The window before a trial as one off-side block (for the harm test). */
+static void side_of_window(const struct jt_window_stats *w, enum jt_knob knob, struct jt_side *sd)
+{
+	struct jt_block b;
+	enum jt_wait_kind r = jt_knob_desc(knob)->relief;
+
+	memset(sd, 0, sizeof(*sd));
+	memset(&b, 0, sizeof(b));
+	b.span_us = w->span_us;
+	b.relief_waits = w->wait[r].waits;
+	b.relief_us = w->wait[r].wait_us;
+	b.commit_waits = w->wait[JT_WAIT_COMMIT].waits;
+	b.commit_wait_us = w->wait[JT_WAIT_COMMIT].wait_us;
+	b.commits = w->wait[JT_WAIT_COMMIT_DURATION].waits;
+	b.commit_us = w->wait[JT_WAIT_COMMIT_DURATION].wait_us;
+	memcpy(b.hist, w->wait[JT_WAIT_COMMIT].hist, sizeof(b.hist));
+	jt_side_add(sd, &b, false, NULL);
+}
+
+/* "shadow 0.0 vs 812.5 ms/s, commit-wait mean 62.5 vs 62.0 ms (+1 %)": on vs off. */
+static void trial_figures(const struct jt_trial_run *tr, const struct jt_side *off, char *buf,
+			  size_t len)
+{
+	const char *relief = jt_wait_kind_name(jt_knob_desc(tr->knob)->relief);
+	double mon = jt_side_commit_mean_us(&tr->on), moff = jt_side_commit_mean_us(off);
+
+	snprintf(buf, len,
+		 "%s waits %.1f vs %.1f ms/s, commit-wait mean %.1f vs %.1f ms (%llu vs %llu waits%s), commits %.1f vs %.1f ms, on vs off over %.0f vs %.0f s",
+		 relief, jt_side_relief_rate(&tr->on) / 1000.0, jt_side_relief_rate(off) / 1000.0,
+		 mon / 1000.0, moff / 1000.0, (unsigned long long)tr->on.commit_waits,
+		 (unsigned long long)off->commit_waits,
+		 tr->on.censored ? ", an on-block without any counted as one block-long" : "",
+		 tr->on.commits ? (double)tr->on.commit_us / (double)tr->on.commits / 1000.0 : 0.0,
+		 off->commits ? (double)off->commit_us / (double)off->commits / 1000.0 : 0.0,
+		 (double)tr->on.span_us / 1e6, (double)off->span_us / 1e6);
+}
+
+/*
+ * Start the next block of the trial at @s: pick the order of a new pair,
+ * and how long the block settles before its figures count: a commit that
+ * started before the switch still runs under the old value (its shadow
+ * buffers, its checkpoint), and a wait is counted when it ends, so the
+ * first 1.5 mean commit durations of the window, or the relief wait's p99
+ * if longer (at least one interval, at most one block), are left out.
+ */
+static void next_block(const struct jt_timing *t, const struct jt_journal_policy *jp,
+		       struct jt_journal_state *st, const struct jt_sample *s, bool new_pair)
+{
+	struct jt_trial_run *tr = &st->trial;
+	const struct jt_wait_window *cd;
 	struct jt_window_stats w;
+	uint64_t settle = t->interval_us, full = tr->block_us;
+
+	jt_window_stats(st, s, t->window_us, 0, &w);
+	if (new_pair) {
+		uint64_t b = trial_block_us(jp, tr->knob, &w);
+
+		tr->in_second = false;
+		tr->cur_on = coin(st);
+		/*
+		 * a pair's blocks as long as the waits seen since (only longer,
+		 * both blocks of a pair alike): a trial that began on short
+		 * waits stretches when long ones come
+		 */
+		if (b > tr->block_us) {
+			tr->block_us = b;
+			full = b;
+		}
+	} else {
+		tr->in_second = true;
+		tr->cur_on = !tr->cur_on;
+	}
+	cd = &w.wait[JT_WAIT_COMMIT_DURATION];
+	if (cd->waits && cd->wait_us / cd->waits * 3 / 2 > settle)
+		settle = cd->wait_us / cd->waits * 3 / 2;
+	if (w.wait[jt_knob_desc(tr->knob)->relief].p99_us > (double)settle)
+		settle = (uint64_t)w.wait[jt_knob_desc(tr->knob)->relief].p99_us;
+	tr->settle_us = settle < full ? settle : full;
+	tr->settling = true;
+	tr->block_start_us = s->time_us;
+}
+
+/* Write the value the current block needs, if it is not in force. */
+static void block_write(struct jt_journal_state *st, const struct jt_journal_policy *jp,
+			const struct jt_sample *s, struct jt_decision *out, unsigned int *n)
+{
+	struct jt_trial_run *tr = &st->trial;
+	int64_t want = tr->cur_on ? tr->to : tr->from;
 	struct jt_decision *d;
 
-	if (!ks->managed || !may_change(ks, t, now))
+	if (st->knob[tr->knob].value == want)
 		return;
-	if (!kernel_range(s, &kmin, &kmax) && jp->reclaim != JT_MODE_OFF)
-		return;		/* no watermark would be accepted: only off may be written */
-	/* auto's range, clamped into the kernel's: never write outside it */
-	jt_reclaim_range(jp, s, &min, &max);
-	if (jp->reclaim != JT_MODE_AUTO) {
-		int64_t want = jp->reclaim_watermark_pct;
-		int64_t target = jp->reclaim == JT_MODE_ON ? clamp64(want, kmin, kmax) : 0;
+	d = set_knob(st, tr->knob, want, s->time_us, false, out, n);
+	d->trial_block = true;
+	snprintf(d->reason, sizeof(d->reason), "%strial of %lld->%lld, pair %u of %u..%u, %s block (%.0f s)",
+		 tr->recheck ? "re-check " : "", (long long)tr->from, (long long)tr->to,
+		 tr->pairs + 1, jp->trial_min_pairs, max_pairs(jp, tr->knob, tr->recheck),
+		 tr->cur_on ? "on" : "off", (double)tr->block_us / 1e6);
+}
 
-		ks->trial.active = false;	/* the administrator's mode is not second-guessed */
-		if (v != target) {
-			d = set_knob(st, JT_KNOB_RECLAIM, target, now, dry_run, out, n);
-			if (jp->reclaim == JT_MODE_ON && target != want)
-				snprintf(d->reason, sizeof(d->reason),
-					 "policy reclaim = on; %lld %% is outside the %lld..%lld %% the kernel accepts for this journal",
-					 (long long)want, (long long)kmin, (long long)kmax);
-			else
-				snprintf(d->reason, sizeof(d->reason), "policy reclaim = %s",
-					 jt_mode_name(jp->reclaim));
-		}
+/*
+ * Start a trial of @knob from its value to @to at @s (@why: the trigger's
+ * figures).  In dry-run nothing is written, so nothing can be tried: the
+ * change is reported and taken as made.
+ */
+static void trial_start(const struct jt_timing *t, const struct jt_journal_policy *jp,
+			struct jt_journal_state *st, enum jt_knob knob, int64_t to, bool recheck,
+			const struct jt_sample *s, bool dry_run, const char *why,
+			struct jt_decision *out, unsigned int *n)
+{
+	struct jt_knob_state *ks = &st->knob[knob];
+	struct jt_trial_run *tr = &st->trial;
+	struct jt_window_stats w;
+	struct jt_decision *d;
+	int64_t from = recheck ? ks->kept_from : ks->value;
+
+	if (dry_run) {
+		d = set_knob(st, knob, to, s->time_us, true, out, n);
+		snprintf(d->reason, sizeof(d->reason), "%s (untried: a trial needs its writes)", why);
+		ks->kept = true;
+		ks->kept_from = from;
+		ks->kept_to = to;
+		ks->kept_us = s->time_us;
 		return;
 	}
-	jt_window_stats(st, s, t->window_us, ks->changed ? ks->last_change_us : 0, &w);
-	if (v < min || v > max) {
-		int64_t start = clamp64(jp->reclaim_watermark_pct, min, max);
-		char why[96] = "";
+	memset(tr, 0, sizeof(*tr));
+	tr->active = true;
+	tr->knob = knob;
+	tr->from = from;
+	tr->to = to;
+	tr->recheck = recheck;
+	tr->started_us = s->time_us;
+	jt_window_stats(st, s, t->window_us, ks->quiet_since_us, &w);
+	if (!recheck)
+		side_of_window(&w, knob, &tr->pre);
+	tr->block_us = trial_block_us(jp, knob, &w);
+	ks->trials++;
+	next_block(t, jp, st, s, true);
+	d = emit(out, n, JT_DECISION_NOTE, knob, ks,
+		 "%s: %s of %lld->%lld starts: %s; %.0f s blocks on and off, order random per pair, %u..%u pairs",
+		 jt_knob_name(knob), recheck ? "re-check" : "trial", (long long)from, (long long)to,
+		 why, (double)tr->block_us / 1e6, jp->trial_min_pairs,
+		 max_pairs(jp, knob, recheck));
+	d->new_value = to;
+	block_write(st, jp, s, out, n);
+}
 
+/* Back-off after a failed trial of @ks's change to @to from @from. */
+static uint64_t fail_backoff(struct jt_knob_state *ks, const struct jt_journal_policy *jp,
+			     int64_t from, int64_t to, uint64_t now, bool doubled)
+{
+	uint64_t backoff = ks->backoff_us ? ks->backoff_us : (uint64_t)jp->outcome_backoff_s * 1000000ULL;
+
+	ks->blocked_from = from;
+	ks->blocked_up = to > from;
+	ks->blocked_until_us = now + backoff;
+	ks->blocked_said = false;
+	if (doubled)
+		ks->backoff_us = backoff * 2 > JT_OUTCOME_BACKOFF_CAP_US ? JT_OUTCOME_BACKOFF_CAP_US :
+									    backoff * 2;
+	return backoff;
+}
+
+/* End the trial with verdict @v at @s: put the right value in force and log. */
+static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_state *st,
+		      enum jt_verdict v, const struct jt_sample *s, const struct jt_side *off_pre,
+		      struct jt_decision *out, unsigned int *n)
+{
+	struct jt_trial_run *tr = &st->trial;
+	struct jt_knob_state *ks = &st->knob[tr->knob];
+	const struct jt_knob_desc *kd = jt_knob_desc(tr->knob);
+	struct jt_trial_params tp = trial_params(jp, tr->knob, tr->recheck);
+	uint64_t now = s->time_us, backoff = 0;
+	int64_t target = v == JT_VERDICT_KEEP ? tr->to : tr->from;
+	char figs[300], tail[160] = "";
+	int64_t min, max;
+	double cost = 0.0, se = 0.0, p = jt_relief_p(&tr->on, &tr->off);
+	bool have_cost;
+	struct jt_decision *d;
+	const char *what = tr->recheck ? "re-check" : "trial";
+
+	have_cost = jt_cost_log_ratio(&tr->on, v == JT_VERDICT_HARM ? off_pre : &tr->off, &cost, &se);
+	trial_figures(tr, v == JT_VERDICT_HARM ? off_pre : &tr->off, figs, sizeof(figs));
+	snprintf(ks->last_verdict, sizeof(ks->last_verdict), "%s", jt_verdict_name(v));
+	switch (v) {
+	case JT_VERDICT_KEEP:
+		ks->keeps++;
+		ks->top_only = false;
+		ks->kept = true;
+		ks->kept_from = tr->from;
+		ks->kept_to = tr->to;
+		ks->kept_us = now;
+		ks->backoff_us = 0;
+		ks->next_try = 0;
+		snprintf(tail, sizeof(tail), "; relief p %.2g < %.2g; re-checked in %u s", p,
+			 jt_trial_relief_alpha(&tp, tr->pairs), jp->recheck_s);
+		break;
+	case JT_VERDICT_HARM:
+		ks->harms++;
+		ks->kept = false;
+		ks->next_try = 0;
 		/*
-		 * Off stays off until a foreground log-space wait shows there
-		 * is something to win: a watermark costs checkpoint writes
-		 * even when nothing waits (bench/reclaim: on a 500-IOPS disk a
-		 * one-task storm wrote 3-8 % more and ran 1-4 % longer with
-		 * one), and a change made with no wait before it could not be
-		 * judged by its outcome.
+		 * harm at the top of the range: after the back-off only the
+		 * top again, and the journal-size advice may follow (the
+		 * waits persist with the watermark off and at its top)
 		 */
-		if (v == 0) {
-			if (w.wait[JT_WAIT_SPACE].waits == 0)
-				return;
-			snprintf(why, sizeof(why), "%llu foreground log-space waits in %.0f s (p99 %.1f ms); ",
-				 (unsigned long long)w.wait[JT_WAIT_SPACE].waits,
-				 (double)w.span_us / 1e6, w.wait[JT_WAIT_SPACE].p99_us / 1000.0);
+		if (kd->stepped && !tr->recheck && tr->to > tr->from &&
+		    auto_range(jp, s, tr->knob, &min, &max) && tr->to >= max)
+			ks->top_only = true;
+		backoff = fail_backoff(ks, jp, tr->from, tr->to, now, true);
+		snprintf(tail, sizeof(tail), "; harm z %.1f > %.2f; not tried again for %.0f s",
+			 have_cost ? (cost - log1p(jp->outcome_margin_pct / 100.0)) / se : 0.0,
+			 JT_TRIAL_HARM_Z, (double)backoff / 1e6);
+		break;
+	case JT_VERDICT_NO_RELIEF:
+	case JT_VERDICT_INCONCLUSIVE:
+	case JT_VERDICT_RELIEF_GONE:
+	default:
+		ks->fails++;
+		ks->kept = false;
+		/* a stepped knob may still be helped by a higher value: try it next, at once */
+		if (!tr->recheck && kd->stepped && tr->to > tr->from && tr->on.relief_waits &&
+		    auto_range(jp, s, tr->knob, &min, &max) && tr->to < max) {
+			ks->next_try = step_up(tr->knob, tr->to, max);
+			snprintf(tail, sizeof(tail), "; relief p %.2g; %lld is tried next", p,
+				 (long long)ks->next_try);
+		} else {
+			ks->next_try = 0;
+			/* up to the top without relief: after the back-off, only the top is worth a try */
+			ks->top_only = kd->stepped && !tr->recheck && tr->to > tr->from;
+			backoff = fail_backoff(ks, jp, tr->from, tr->to, now, true);
+			snprintf(tail, sizeof(tail), "; relief p %.2g; not tried again for %.0f s", p,
+				 (double)backoff / 1e6);
 		}
-		if (held_back(st, JT_KNOB_RECLAIM, start, now, out, n))
+		break;
+	}
+	{
+		char body[JT_REASON_MAX - 48];
+		const char *word = v == JT_VERDICT_HARM ? "harm" : jt_verdict_name(v);
+		unsigned long blocks = (unsigned long)(tr->on.blocks + tr->off.blocks);
+
+		snprintf(body, sizeof(body), "%s of %lld->%lld: %s after %lu block%s: %s%s", what,
+			 (long long)tr->from, (long long)tr->to, word, blocks, blocks == 1 ? "" : "s",
+			 figs, tail);
+		if (ks->value != target) {
+			d = set_knob(st, tr->knob, target, now, false, out, n);
+			d->revert = v != JT_VERDICT_KEEP;
+			snprintf(d->reason, sizeof(d->reason), "%s%s", d->revert ? "reverted: " : "kept: ",
+				 body);
+		} else {
+			d = emit(out, n, JT_DECISION_NOTE, tr->knob, ks, "%s %lld->%lld %s: %s",
+				 jt_knob_name(tr->knob), (long long)tr->from, (long long)tr->to,
+				 v == JT_VERDICT_KEEP ? "kept" : "not kept", body);
+			d->old_value = tr->from;
+			d->new_value = tr->to;
+			/* undone as much as a revert is: the off block already put it back */
+			d->revert = v != JT_VERDICT_KEEP;
+		}
+		d->outcome = true;
+	}
+	ks->quiet_since_us = now;
+	tr->active = false;
+}
+
+/*
+ * Run the trial in progress one sample on: the harm test at every sample
+ * of an on-block, a block switch when the block is over, and the verdict
+ * after each pair.
+ */
+static void trial_step(const struct jt_timing *t, const struct jt_journal_policy *jp,
+		       struct jt_journal_state *st, const struct jt_sample *s,
+		       struct jt_decision *out, unsigned int *n)
+{
+	struct jt_trial_run *tr = &st->trial;
+	struct jt_trial_params p = trial_params(jp, tr->knob, tr->recheck);
+	struct jt_block b;
+	struct jt_side off_pre;
+	enum jt_verdict v;
+	bool done;
+
+	if (tr->settling) {
+		/* the block's figures start once it settled (next_block()) */
+		if (s->time_us - tr->block_start_us + t->interval_us / 10 < tr->settle_us)
 			return;
-		d = change(st, JT_KNOB_RECLAIM, start, s, t, dry_run, out, n);
-		if (min != jp->reclaim_min_pct || max != jp->reclaim_max_pct)
-			snprintf(d->reason, sizeof(d->reason),
-				 "%sauto: start at %lld %% (range %lld..%lld %%: policy %u..%u %% clamped into the kernel's %lld..%lld %%)",
-				 why, (long long)start, (long long)min, (long long)max,
-				 jp->reclaim_min_pct, jp->reclaim_max_pct, (long long)kmin, (long long)kmax);
-		else
-			snprintf(d->reason, sizeof(d->reason),
-				 "%sauto: start at %lld %% (range %lld..%lld %%)",
-				 why, (long long)start, (long long)min, (long long)max);
+		tr->settling = false;
+		fill_slot(&tr->base, s);
+		tr->last = tr->base;
+		tr->blk_relief_waits = tr->blk_relief_us = 0;
 		return;
 	}
-	if (w.wait[JT_WAIT_SPACE].waits > 0 && v < max) {
-		int64_t nv = v + JT_RECLAIM_STEP_PCT > max ? max : v + JT_RECLAIM_STEP_PCT;
+	carry_step(tr, s);
+	block_of(&tr->base, s, tr->knob, &b);
+	b.relief_waits = tr->blk_relief_waits;
+	b.relief_us = tr->blk_relief_us;
+	done = b.span_us >= tr->block_us * 9 / 10;
+	jt_side_sum(&tr->off, &tr->pre, &off_pre);
+	if (tr->cur_on) {
+		struct jt_side on = tr->on;
 
-		if (held_back(st, JT_KNOB_RECLAIM, nv, now, out, n))
+		jt_side_add(&on, &b, true, done ? &off_pre : NULL);
+		if (jt_harm_z(&on, &tr->off, &tr->pre, p.margin) > JT_TRIAL_HARM_Z) {
+			tr->on = on;
+			trial_end(jp, st, JT_VERDICT_HARM, s, &off_pre, out, n);
 			return;
-		d = change(st, JT_KNOB_RECLAIM, nv, s, t, dry_run, out, n);
-		snprintf(d->reason, sizeof(d->reason),
-			 "%llu foreground log-space waits in %.0f s (p99 %.1f ms); free %llu of %llu blocks",
-			 (unsigned long long)w.wait[JT_WAIT_SPACE].waits, (double)w.span_us / 1e6,
-			 w.wait[JT_WAIT_SPACE].p99_us / 1000.0,
-			 (unsigned long long)s->free_blocks, (unsigned long long)s->log_blocks);
-	} else if (w.wait[JT_WAIT_SPACE].waits == 0 && w.full && v > min) {
-		int64_t nv = v - JT_RECLAIM_STEP_PCT < min ? min : v - JT_RECLAIM_STEP_PCT;
-
-		if (held_back(st, JT_KNOB_RECLAIM, nv, now, out, n))
-			return;
-		d = change(st, JT_KNOB_RECLAIM, nv, s, t, dry_run, out, n);
-		snprintf(d->reason, sizeof(d->reason),
-			 "no foreground log-space waits for %.0f s", (double)w.span_us / 1e6);
+		}
 	}
+	if (!done)
+		return;
+	jt_side_add(tr->cur_on ? &tr->on : &tr->off, &b, tr->cur_on, &off_pre);
+	tr->have_prev = true;
+	tr->prev_on = tr->cur_on;
+	tr->prev_commits = b.commits ? b.commits : 1;
+	tr->prev_events = b.relief_waits < tr->prev_commits ? b.relief_waits : tr->prev_commits;
+	if (tr->in_second)
+		tr->pairs++;
+	jt_side_sum(&tr->off, &tr->pre, &off_pre);
+	v = jt_trial_judge(&p, &tr->on, &tr->off, &tr->pre, tr->pairs, tr->in_second,
+			   tr->recheck);
+	if (v != JT_VERDICT_CONTINUE) {
+		trial_end(jp, st, v, s, &off_pre, out, n);
+		return;
+	}
+	next_block(t, jp, st, s, tr->in_second);
+	block_write(st, jp, s, out, n);
+}
+
+bool jt_trial_describe(const struct jt_journal_policy *jp, const struct jt_journal_state *st,
+		       char *text, size_t len, uint64_t *deadline_us)
+{
+	const struct jt_trial_run *tr = &st->trial;
+	struct jt_trial_params p;
+	unsigned int done, total;
+
+	if (len)
+		text[0] = '\0';
+	*deadline_us = 0;
+	if (!tr->active)
+		return false;
+	p = trial_params(jp, tr->knob, tr->recheck);
+	snprintf(text, len, "%s%s %lld->%lld, pair %u of %u..%u, %s block",
+		 tr->recheck ? "re-check of " : "", jt_knob_name(tr->knob), (long long)tr->from,
+		 (long long)tr->to, tr->pairs + 1, p.min_pairs, p.max_pairs,
+		 tr->cur_on ? "on" : "off");
+	done = tr->pairs * 2 + (tr->in_second ? 1 : 0);
+	total = p.max_pairs * 2;
+	*deadline_us = tr->block_start_us +
+		       (uint64_t)(total > done ? total - done : 1) * (tr->block_us + tr->settle_us);
+	return true;
+}
+
+/* Stop a trial without a verdict (taken over, mode changed, set up again). */
+static void trial_abort(struct jt_journal_state *st)
+{
+	if (st->trial.active)
+		st->knob[st->trial.knob].quiet_since_us = 0;
+	st->trial.active = false;
+}
+
+/*
+ * The value auto would try next for @knob from its current value, or
+ * false when there is none (already on / at the top of the range).
+ */
+static bool candidate(const struct jt_journal_policy *jp, const struct jt_knob_state *ks,
+		      enum jt_knob knob, const struct jt_sample *s, int64_t *to)
+{
+	int64_t min, max, v = ks->value;
+
+	if (!jt_knob_desc(knob)->stepped) {
+		*to = 1;
+		return v == 0;
+	}
+	if (!auto_range(jp, s, knob, &min, &max))
+		return false;
+	if (ks->next_try) {
+		*to = clamp64(ks->next_try, min, max);
+		return *to > v;
+	}
+	if (ks->top_only) {
+		*to = max;
+		return *to > v;
+	}
+	if (v < min) {
+		/* reclaim starts at its watermark, a ladder at its first step */
+		*to = jt_knob_desc(knob)->ladder ? min :
+						   clamp64(jp->reclaim_watermark_pct, min, max);
+		return true;
+	}
+	*to = step_up(knob, v, max);
+	return *to > v;
+}
+
+/*
+ * The trigger of @knob: its relief wait over the window since the knob's
+ * last trial, as stall time per second (waits shorter than
+ * stall_wait_min_ms do not count, except for a knob whose every wait
+ * counts) against stall_budget_ms_per_s, or one wait over stall_bound_ms.
+ * Writes the figures into @why.
+ */
+static bool triggered(const struct jt_timing *t, const struct jt_journal_policy *jp,
+		      const struct jt_journal_state *st, enum jt_knob knob,
+		      const struct jt_sample *s, char *why, size_t len)
+{
+	const struct jt_knob_desc *kd = jt_knob_desc(knob);
+	struct jt_window_stats w;
+	const struct jt_wait_window *rw;
+	uint64_t min_us = kd->any_wait_counts ? 0 : (uint64_t)jp->stall_wait_min_ms * 1000ULL;
+	double stall;
+
+	jt_window_stats(st, s, t->window_us, st->knob[knob].quiet_since_us, &w);
+	rw = &w.wait[kd->relief];
+	stall = jt_stall_us_per_s(rw, w.span_us, min_us);
+	if (stall >= jp->stall_budget_ms_per_s * 1000.0 && w.span_us)
+		snprintf(why, len, "%s waits%s cost %.1f ms/s over %.0f s > budget %u ms/s (%llu waits, p99 %.1f ms)",
+			 jt_wait_kind_name(kd->relief), min_us ? " over the minimum" : "",
+			 stall / 1000.0, (double)w.span_us / 1e6, jp->stall_budget_ms_per_s,
+			 (unsigned long long)rw->waits, rw->p99_us / 1000.0);
+	else if (rw->max_lb_us >= (uint64_t)jp->stall_bound_ms * 1000ULL)
+		snprintf(why, len, "a %s wait of %.1f ms or more over %.0f s > bound %u ms (%llu waits)",
+			 jt_wait_kind_name(kd->relief), rw->max_lb_us / 1000.0,
+			 (double)w.span_us / 1e6, jp->stall_bound_ms, (unsigned long long)rw->waits);
+	else
+		return false;
+	return true;
+}
+
+/* The administrator's modes: on/off written once, no trial. */
+static void decide_fixed(const struct jt_journal_policy *jp, struct jt_journal_state *st,
+			 enum jt_knob knob, const struct jt_sample *s, bool dry_run,
+			 struct jt_decision *out, unsigned int *n)
+{
+	struct jt_knob_state *ks = &st->knob[knob];
+	enum jt_mode mode = jt_knob_mode(jp, knob);
+	int64_t target = mode == JT_MODE_ON, kmin = 0, kmax = 0;
+	struct jt_decision *d;
+
+	ks->kept = false;
+	if (knob == JT_KNOB_RECLAIM) {
+		if (!kernel_range(s, &kmin, &kmax) && mode != JT_MODE_OFF)
+			return;		/* no watermark would be accepted: only off may be written */
+		target = mode == JT_MODE_ON ? clamp64(jp->reclaim_watermark_pct, kmin, kmax) : 0;
+	} else if (knob == JT_KNOB_LOCK_DELAY) {
+		/*
+		 * off leaves the delay as the module or an administrator set it
+		 * (lock_delay_max_ms_default): the value found, which a delay
+		 * the agent wrote goes back to
+		 */
+		target = mode == JT_MODE_ON ? (int64_t)jp->lock_delay_ms : ks->found;
+	}
+	if (ks->value == target)
+		return;
+	d = set_knob(st, knob, target, s->time_us, dry_run, out, n);
+	if (knob == JT_KNOB_RECLAIM && mode == JT_MODE_ON && target != jp->reclaim_watermark_pct)
+		snprintf(d->reason, sizeof(d->reason),
+			 "policy reclaim = on; %u %% is outside the %lld..%lld %% the kernel accepts for this journal",
+			 jp->reclaim_watermark_pct, (long long)kmin, (long long)kmax);
+	else
+		snprintf(d->reason, sizeof(d->reason), "policy %s = %s", jt_knob_name(knob),
+			 jt_mode_name(mode));
+}
+
+/* Auto, no trial running on the journal: re-check a kept change, or start a trial. */
+static void decide_auto(const struct jt_timing *t, const struct jt_journal_policy *jp,
+			struct jt_journal_state *st, enum jt_knob knob, const struct jt_sample *s,
+			bool dry_run, struct jt_decision *out, unsigned int *n)
+{
+	struct jt_knob_state *ks = &st->knob[knob];
+	uint64_t now = s->time_us;
+	struct jt_decision *d;
+	char why[320];
+	int64_t to, min, max;
+
+	if (knob == JT_KNOB_RECLAIM) {
+		/* a non-zero value outside auto's range is brought into it at once */
+		if (jt_reclaim_range(jp, s, &min, &max) && ks->value &&
+		    (ks->value < min || ks->value > max)) {
+			d = set_knob(st, knob, clamp64(ks->value, min, max), now, dry_run, out, n);
+			snprintf(d->reason, sizeof(d->reason),
+				 "auto: %lld %% is outside the range %lld..%lld %%", (long long)d->old_value,
+				 (long long)min, (long long)max);
+			return;
+		}
+	}
+	if (ks->kept && ks->value != ks->kept_to && !dry_run) {
+		/* the journal was set up again (remount): what was kept holds */
+		d = set_knob(st, knob, ks->kept_to, now, dry_run, out, n);
+		snprintf(d->reason, sizeof(d->reason),
+			 "the value a trial kept, re-applied (journal set up again)");
+		return;
+	}
+	if (ks->kept && !dry_run && now - ks->kept_us >= (uint64_t)jp->recheck_s * 1000000ULL &&
+	    ks->kept_from != ks->kept_to) {
+		snprintf(why, sizeof(why), "kept %.0f s ago", (double)(now - ks->kept_us) / 1e6);
+		trial_start(t, jp, st, knob, ks->kept_to, true, s, dry_run, why, out, n);
+		return;
+	}
+	if (!candidate(jp, ks, knob, s, &to))
+		return;
+	if (!triggered(t, jp, st, knob, s, why, sizeof(why)))
+		return;
+	if (jt_knob_desc(knob)->ladder) {
+		const struct jt_knob_desc *kd = jt_knob_desc(knob);
+		size_t len = strlen(why);
+		unsigned int i;
+
+		for (i = 0; i < kd->ladder_len && len < sizeof(why); i++) {
+			snprintf(why + len, sizeof(why) - len, "%s%lld", i ? ", " : "; steps ",
+				 (long long)kd->ladder[i]);
+			len += strlen(why + len);
+		}
+		if (len < sizeof(why))
+			snprintf(why + len, sizeof(why) - len, " ms");
+	} else if (jt_knob_desc(knob)->stepped) {
+		int64_t kmin, kmax;
+		size_t len = strlen(why);
+
+		jt_reclaim_range(jp, s, &min, &max);
+		kernel_range(s, &kmin, &kmax);
+		if (min != jp->reclaim_min_pct || max != jp->reclaim_max_pct)
+			snprintf(why + len, sizeof(why) - len,
+				 "; range %lld..%lld %% (policy %u..%u %% clamped into the kernel's %lld..%lld %%)",
+				 (long long)min, (long long)max, jp->reclaim_min_pct,
+				 jp->reclaim_max_pct, (long long)kmin, (long long)kmax);
+		else
+			snprintf(why + len, sizeof(why) - len, "; range %lld..%lld %%",
+				 (long long)min, (long long)max);
+	}
+	if (held_back(st, knob, to, now, out, n))
+		return;
+	trial_start(t, jp, st, knob, to, false, s, dry_run, why, out, n);
+}
+
+/*
+ * The journal was set up again (remount, or counters reset): restart the
+ * window; every knob keeps what was learned (found value, back-off, kept
+ * change) and reads as found now, which is not an administrator's write.
+ */
+static void restart(struct jt_journal_state *st, const struct jt_sample *s,
+		    struct jt_decision *out, unsigned int *n)
+{
+	unsigned int k;
+
+	trial_abort(st);
+	st->first = st->count = 0;
+	for (k = 0; k < JT_KNOBS; k++) {
+		struct jt_knob_state *ks = &st->knob[k];
+
+		if (!ks->seen)
+			continue;
+		if (ks->managed) {
+			ks->value = s->knob[k];
+			ks->expected = s->knob[k];
+		}
+		ks->quiet_since_us = 0;
+		ks->last_change_us = 0;
+	}
+	emit(out, n, JT_DECISION_RESTART, JT_KNOB_FORCE_COPY, NULL,
+	     "journal set up again (new group or counters reset): window restarted, what was learned kept");
 }
 
 unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_policy *jp,
@@ -618,41 +1094,25 @@ unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_p
 	unsigned int n = 0, k, i;
 	bool changed = false;
 
-	if (went_backwards(st, s)) {
-		struct jt_knob_state keep[JT_KNOBS];
-		enum jt_force_copy_phase phase = st->fc_phase;
-		uint64_t since = st->fc_phase_since_us, hold = st->fc_hold_us;
-
-		/*
-		 * The journal was set up again (remount) or the counters were
-		 * reset: restart the window.  A knob that still reads what we
-		 * expect keeps its bookkeeping (found value, ownership, back-off);
-		 * one that changed is taken as found, like on a new journal.  A
-		 * change on trial is dropped: the counters before and after it
-		 * are no longer comparable.
-		 */
-		memcpy(keep, st->knob, sizeof(keep));
-		jt_journal_state_init(st);
-		for (k = 0; k < JT_KNOBS; k++)
-			if (keep[k].seen && keep[k].managed && s->knob[k] == keep[k].expected) {
-				st->knob[k] = keep[k];
-				st->knob[k].trial.active = false;
-			}
-		if (st->knob[JT_KNOB_FORCE_COPY].seen) {
-			st->fc_phase = phase;
-			st->fc_phase_since_us = since;
-			st->fc_hold_us = hold;
-		}
-		emit(out, &n, JT_DECISION_RESTART, JT_KNOB_FORCE_COPY, NULL,
-		     "counters went backwards (journal set up again?): window restarted");
-	}
+	if (went_backwards(st, s))
+		restart(st, s, out, &n);
+	if (s->source_id)
+		st->source_id = s->source_id;
 	for (k = 0; k < JT_KNOBS; k++) {
 		struct jt_knob_state *ks = &st->knob[k];
 		int64_t v = s->knob[k];
 
 		if (!ks->seen) {
-			*ks = (struct jt_knob_state){ .seen = true, .managed = true,
-						      .found = v, .value = v, .expected = v };
+			ks->seen = true;
+			ks->managed = true;
+			ks->found = v;
+			ks->value = v;
+			ks->expected = v;
+		} else if (ks->resync) {
+			/* restored: what the last process left in force is what we expect */
+			ks->resync = false;
+			ks->value = v;
+			ks->expected = v;
 		} else if (ks->managed && v != ks->expected) {
 			struct jt_decision *d;
 
@@ -662,17 +1122,48 @@ unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_p
 			d->new_value = v;
 			ks->managed = false;
 			ks->value = v;
-			ks->trial.active = false;
+			ks->kept = false;
+			if (st->trial.active && st->trial.knob == k)
+				trial_abort(st);
 		} else if (!ks->managed) {
 			ks->value = v;
 		}
 	}
 	if (st->count == 0)
 		st->window_start_us = s->time_us;
-	for (k = 0; k < JT_KNOBS; k++)
-		judge_trial(t, jp, st, (enum jt_knob)k, s, dry_run, out, &n);
-	decide_force_copy(t, jp, st, s, dry_run, out, &n);
-	decide_reclaim(t, jp, st, s, dry_run, out, &n);
+	if (st->resume_pending) {
+		struct jt_knob_state *ks = &st->knob[st->resume_knob];
+		struct jt_decision *d;
+
+		st->resume_pending = false;
+		if (ks->seen && ks->managed && ks->value == st->resume_to &&
+		    st->resume_from != st->resume_to) {
+			d = set_knob(st, st->resume_knob, st->resume_from, s->time_us, dry_run, out, &n);
+			snprintf(d->reason, sizeof(d->reason),
+				 "its trial of %lld->%lld was cut short (the agent was restarted): back to %lld",
+				 (long long)st->resume_from, (long long)st->resume_to,
+				 (long long)st->resume_from);
+		}
+	}
+	if (st->trial.active) {
+		struct jt_knob_state *ks = &st->knob[st->trial.knob];
+
+		if (!ks->managed || jt_knob_mode(jp, st->trial.knob) != JT_MODE_AUTO)
+			trial_abort(st);
+		else
+			trial_step(t, jp, st, s, out, &n);
+	}
+	for (k = 0; k < JT_KNOBS; k++) {
+		struct jt_knob_state *ks = &st->knob[k];
+
+		if (!ks->managed || !may_change(ks, t, s->time_us) ||
+		    !knob_present(s, (enum jt_knob)k))
+			continue;
+		if (jt_knob_mode(jp, (enum jt_knob)k) != JT_MODE_AUTO)
+			decide_fixed(jp, st, (enum jt_knob)k, s, dry_run, out, &n);
+		else if (!st->trial.active)
+			decide_auto(t, jp, st, (enum jt_knob)k, s, dry_run, out, &n);
+	}
 	for (i = 0; i < n; i++)
 		changed |= out[i].kind == JT_DECISION_SET;
 	push_slot(st, s, t, changed);
@@ -691,9 +1182,8 @@ void jt_policy_write_failed(struct jt_journal_state *st, enum jt_knob knob, int6
 
 	ks->value = old_value;
 	ks->expected = old_value;
-	ks->trial.active = false;
-	if (knob == JT_KNOB_FORCE_COPY)
-		st->fc_phase = old_value ? JT_FC_ON : JT_FC_IDLE;
+	if (st->trial.active && st->trial.knob == knob)
+		trial_abort(st);
 }
 
 void jt_policy_manage_again(struct jt_journal_state *st, enum jt_knob knob)
@@ -702,15 +1192,23 @@ void jt_policy_manage_again(struct jt_journal_state *st, enum jt_knob knob)
 
 	if (!ks->seen)
 		return;
+	if (!ks->managed)
+		ks->kept = false;	/* an administrator's value is not a kept change */
 	ks->managed = true;
 	ks->expected = ks->value;
 	ks->last_change_us = 0;
-	ks->changed = ks->changed && ks->found != ks->value;
-	ks->trial.active = false;
+	if (st->trial.active && st->trial.knob == knob)
+		trial_abort(st);
+}
+
+void jt_policy_forget(struct jt_journal_state *st, enum jt_knob knob)
+{
+	struct jt_knob_state *ks = &st->knob[knob];
+
+	jt_policy_manage_again(st, knob);
+	ks->kept = false;
 	ks->backoff_us = 0;
 	ks->blocked_until_us = 0;
-	if (knob == JT_KNOB_FORCE_COPY) {
-		st->fc_phase = ks->value ? JT_FC_ON : JT_FC_IDLE;
-		st->fc_hold_us = 0;
-	}
+	ks->next_try = 0;
+	ks->top_only = false;
 }

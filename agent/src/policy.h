@@ -13,6 +13,7 @@
 
 #include "conf.h"
 #include "sample.h"
+#include "trial.h"
 
 /*
  * Baselines kept per journal; with window_s/interval above this the slots
@@ -22,20 +23,20 @@
  * anonymous memory (bench/).
  */
 #define JT_WINDOW_SLOTS		32
+/* A trial's blocks stretch to at most this many times trial_block_s (slow commits, long waits). */
+#define JT_TRIAL_BLOCK_STRETCH	4
 /* Watermark step of reclaim auto, percentage points. */
 #define JT_RECLAIM_STEP_PCT	5
-/* Longest force_copy hold after doubling. */
-#define JT_FORCE_COPY_HOLD_CAP_US	(3600ULL * 1000000ULL)
 /* Longest outcome back-off after doubling. */
 #define JT_OUTCOME_BACKOFF_CAP_US	(3600ULL * 1000000ULL)
 /* Percentile the decisions and the bus report. */
 #define JT_PERCENTILE		99.0
-#define JT_REASON_MAX		384
+#define JT_REASON_MAX		640
 /*
  * Most decisions one step can produce: a restart note, and per knob a
- * release, an outcome verdict (or a hold-back note) and a change.
+ * release, a verdict, a hold-back note and a change.
  */
-#define JT_DECISIONS_MAX	(1 + 3 * JT_KNOBS)
+#define JT_DECISIONS_MAX	(1 + 4 * JT_KNOBS)
 /*
  * Kinds whose histograms the window ring keeps, for percentiles over a
  * window: all but commit durations, which no rule needs a percentile of
@@ -43,55 +44,68 @@
  */
 #define JT_WINDOW_HIST_KINDS	JT_WAIT_COMMIT_DURATION
 
-/* Commit-wait figures of one window, as the outcome check compares them. */
-struct jt_outcome_figures {
-	uint64_t span_us;		/* length of the window */
-	uint64_t commit_waits;		/* commit waits in it */
-	uint64_t commit_wait_us;	/* their total time, us */
-	double commit_wait_p99_us;	/* their 99th percentile, us */
-	uint64_t relief_waits;		/* waits of the kind the knob removes */
+/*
+ * One knob as the policy sees it (the per-knob descriptor table in
+ * policy.c; every rule that differs between knobs reads it from here).
+ */
+struct jt_knob_desc {
+	enum jt_knob knob;
+	const char *name;		/* SPEC name: "force_copy", "reclaim", "lock_delay" */
+	enum jt_wait_kind relief;	/* the wait the knob exists to remove */
+	bool stepped;			/* values in steps (watermark, delay), else 0/1 */
+	/*
+	 * Stepped: the values auto tries, ascending, the first 0 (off);
+	 * NULL: the reclaim range in JT_RECLAIM_STEP_PCT steps.
+	 */
+	const int64_t *ladder;
+	unsigned int ladder_len;
+	bool any_wait_counts;		/* every relief wait counts toward the budget */
+	unsigned int block_mult;	/* trial block = trial_block_s x this */
+	unsigned int pairs_mult;	/* trial cap = trial_max_pairs x this */
 };
+
+/* The descriptor of @knob. */
+const struct jt_knob_desc *jt_knob_desc(enum jt_knob knob);
+
+/* @knob's mode in @jp (force_copy, reclaim or lock_delay). */
+enum jt_mode jt_knob_mode(const struct jt_journal_policy *jp, enum jt_knob knob);
+/* Set @knob's mode in @jp to @mode. */
+void jt_knob_set_mode(struct jt_journal_policy *jp, enum jt_knob knob, enum jt_mode mode);
 
 /*
- * A change the agent made in auto mode, on trial until a whole window has
- * passed after it.  Reclaim steps in the same direction while one is on
- * trial extend it (a run): the window after the last step is compared
- * with the window before the first.
+ * What the agent knows about one knob of one journal.  Times are the
+ * samples' clock (CLOCK_MONOTONIC us); persist.c turns the deadlines into
+ * wall-clock time when it saves them.
  */
-struct jt_trial {
-	bool active;
-	int64_t from;			/* value before the (first) change */
-	int64_t to;			/* value after the (last) change */
-	uint64_t since_us;		/* time of the last change: the window after starts here */
-	struct jt_outcome_figures before;	/* window before the first change */
-};
-
-/* What the agent knows about one knob of one journal. */
 struct jt_knob_state {
 	bool seen;		/* found value recorded */
+	bool resync;		/* restored from the state file: take the next reading as expected */
 	bool managed;		/* false once an administrator wrote it */
-	bool changed;		/* the agent decided a change at least once */
-	int64_t found;		/* value when first seen (restored on exit) */
+	bool changed;		/* the agent wrote it at least once (restored on exit) */
+	int64_t found;		/* value before any agent touched it (restored on exit) */
 	int64_t value;		/* value the agent believes is in force (its decision) */
 	int64_t expected;	/* value it expects to read back (old value in dry-run) */
 	uint64_t last_change_us;/* time of the last decided change, 0 = none */
-	struct jt_trial trial;	/* the last change, until judged */
-	uint64_t backoff_us;	/* back-off of the next revert; 0 = outcome_backoff_s */
+	/* auto: a change a trial kept, re-checked every recheck_s */
+	bool kept;
+	int64_t kept_from, kept_to;
+	uint64_t kept_us;	/* kept or last re-checked */
+	uint64_t backoff_us;	/* back-off of the next failed trial; 0 = outcome_backoff_s */
 	/*
-	 * After a revert back to blocked_from, auto rules do not move the knob
-	 * beyond it in the reverted direction (up: above it, else below it)
+	 * After a failed trial back to blocked_from, auto does not move the
+	 * knob beyond it in the tried direction (up: above it, else below it)
 	 * before blocked_until_us (0 = nothing held back).
 	 */
 	int64_t blocked_from;
 	bool blocked_up;
 	uint64_t blocked_until_us;
 	bool blocked_said;	/* the hold-back was logged */
-};
-
-enum jt_force_copy_phase {
-	JT_FC_IDLE,		/* off, watching shadow waits */
-	JT_FC_ON,		/* on since phase_since_us, for hold_us */
-	JT_FC_PROBING,		/* turned off at phase_since_us after a hold; watching */
+	int64_t next_try;	/* stepped knob: the next value to try after a trial without relief, 0 = none */
+	bool top_only;		/* stepped knob: every step up to the top failed; try the top only */
+	uint64_t quiet_since_us;/* triggers count waits since here (the last trial's end) */
+	/* trial history */
+	unsigned long trials, keeps, harms, fails;
+	char last_verdict[24];
 };
 
 /* Snapshot kept in the window ring: only what the windowed figures need. */
@@ -99,16 +113,53 @@ struct jt_slot {
 	uint64_t time_us;
 	uint64_t waits[JT_WAIT_KINDS];
 	uint64_t wait_us[JT_WAIT_KINDS];
+	uint64_t wait_max_us[JT_WAIT_KINDS];
 	uint64_t hist[JT_WINDOW_HIST_KINDS][JT_HIST_BUCKETS];
+};
+
+/* The trial in progress on a journal (one at a time). */
+struct jt_trial_run {
+	bool active;
+	enum jt_knob knob;
+	int64_t from, to;	/* the value before ("off") and the value on trial ("on") */
+	bool recheck;		/* a re-check of a kept change */
+	unsigned int pairs;	/* whole pairs done */
+	bool in_second;		/* the current block is the second of its pair */
+	bool cur_on;		/* the current block has the value on trial */
+	uint64_t started_us;
+	uint64_t block_start_us;
+	uint64_t block_us;	/* length of each block's counted part */
+	uint64_t settle_us;	/* the block's first settle_us do not count ... */
+	bool settling;		/* ... and have not passed yet */
+	struct jt_slot base;	/* counters where the current block's figures start */
+	/*
+	 * The kernel counts a wait when it ends.  A relief wait that ends in
+	 * this block's counted part but lasted longer than the time since the
+	 * block's switch (its histogram bucket's midpoint says so) began
+	 * under the previous block's value: it is moved to that block's side
+	 * (carry_step()).  Seen under TCG: shadow waits of seconds ending in
+	 * the on blocks after off blocks made force copy look harmful.
+	 */
+	struct jt_slot last;	/* counters at the previous counted sample */
+	uint64_t blk_relief_waits, blk_relief_us;	/* this block's own relief waits */
+	bool have_prev;		/* a block of this trial came before this one */
+	bool prev_on;		/* ... with the value on trial */
+	uint64_t prev_commits, prev_events;	/* ... its commits and relief events */
+	struct jt_side on, off;	/* figures per side */
+	struct jt_side pre;	/* the window before the trial: off data for the harm test */
 };
 
 struct jt_journal_state {
 	struct jt_slot slots[JT_WINDOW_SLOTS];
 	unsigned int first, count;	/* ring of baselines, oldest first */
 	struct jt_knob_state knob[JT_KNOBS];
-	enum jt_force_copy_phase fc_phase;
-	uint64_t fc_phase_since_us;
-	uint64_t fc_hold_us;		/* current hold, doubles on relapse */
+	struct jt_trial_run trial;
+	uint64_t rng;			/* xorshift64 state: the order of each pair */
+	/* a trial the last process left running (state file): undo it at the next sample */
+	bool resume_pending;
+	enum jt_knob resume_knob;
+	int64_t resume_from, resume_to;
+	uint64_t source_id;		/* the sample's source_id last seen (group inode) */
 	uint64_t window_start_us;	/* first sample since the (re)start */
 };
 
@@ -117,6 +168,13 @@ struct jt_wait_window {
 	uint64_t waits;		/* waits counted in the span */
 	uint64_t wait_us;	/* their total time, us */
 	double p99_us;		/* 99th percentile of their durations, us (0 for commit durations) */
+	/*
+	 * Lower bound of the longest wait in the span, us: the lower edge of
+	 * the highest bucket that grew, or the kernel's maximum when it rose
+	 * in the span (the all-time maximum is never taken for the window's).
+	 */
+	uint64_t max_lb_us;
+	uint64_t hist[JT_HIST_BUCKETS];	/* histogram delta (JT_WINDOW_HIST_KINDS only) */
 };
 
 struct jt_window_stats {
@@ -129,15 +187,16 @@ enum jt_decision_kind {
 	JT_DECISION_SET,	/* change knob old_value -> new_value */
 	JT_DECISION_RELEASE,	/* someone else wrote the knob: stop managing it */
 	JT_DECISION_RESTART,	/* counters went backwards: window restarted */
-	JT_DECISION_NOTE,	/* nothing to write: a verdict that a change stands, or a hold-back */
+	JT_DECISION_NOTE,	/* nothing to write: a trial's start or verdict, a hold-back, a diagnosis */
 };
 
 struct jt_decision {
 	enum jt_decision_kind kind;
 	enum jt_knob knob;
 	int64_t old_value, new_value;	/* NOTE: the change it is about (verdicts) */
-	bool revert;		/* SET: undoes old_value's change, which made commit waits worse */
-	bool outcome;		/* the verdict on an earlier change (revert SET or NOTE "stands") */
+	bool revert;		/* SET: undoes old_value's change; NOTE: a failed trial whose knob is already back */
+	bool outcome;		/* the verdict of a trial (SET or NOTE) */
+	bool trial_block;	/* SET: a block switch of a trial */
 	/*
 	 * The figures behind it, without journal prefix; SET/RELEASE also
 	 * without the knob (a revert's starts with "reverted: "), RESTART and
@@ -154,6 +213,17 @@ struct jt_timing {
 
 /* Start from nothing: the next sample is the first one. */
 void jt_journal_state_init(struct jt_journal_state *st);
+
+/* Seed the order of the trial pairs (the unit tests fix it; the daemon uses the clock). */
+void jt_policy_seed(struct jt_journal_state *st, uint64_t seed);
+
+/*
+ * jt_stall_us_per_s - lower bound of the time per second spent in waits of
+ * @w at least @min_us long over @span_us: the larger of (total minus the
+ * most the shorter buckets could hold) and (the waits of buckets wholly
+ * at or above @min_us at their lower edges).  Never the all-time maximum.
+ */
+double jt_stall_us_per_s(const struct jt_wait_window *w, uint64_t span_us, uint64_t min_us);
 
 /*
  * jt_policy_step - feed one sample, get the decisions for it.  Judges the
@@ -186,11 +256,32 @@ void jt_policy_baseline(struct jt_journal_state *st, const struct jt_sample *s,
 void jt_policy_write_failed(struct jt_journal_state *st, enum jt_knob knob, int64_t old_value);
 
 /*
- * Manage @knob again (SetMode/Reload): forget the administrator's write,
- * the rate limit, the change on trial and any outcome back-off; its current
- * value is taken as found if never seen.
+ * Manage @knob again (SetMode/Reload): forget the administrator's write
+ * and the rate limit, end a trial of it (its value stays as read), keep
+ * back-offs and kept changes (persisted learning); its current value is
+ * taken as found if never seen.
  */
 void jt_policy_manage_again(struct jt_journal_state *st, enum jt_knob knob);
+
+/*
+ * Forget what was learned about @knob (its policy changed on Reload):
+ * manage it again, and drop its back-off, held direction, kept change and
+ * next step.  The found value stays.
+ */
+void jt_policy_forget(struct jt_journal_state *st, enum jt_knob knob);
+
+/*
+ * jt_trial_describe - the trial in progress on @st, for people (D-Bus
+ * Trial, jbd2-tunectl status): "force_copy 0->1, pair 2 of 3..10, on
+ * block" (pairs counted from 1; "re-check of" for a re-check) into @text
+ * (@len bytes), and in *@deadline_us the CLOCK_MONOTONIC time, µs, by which
+ * it ends at the latest: its remaining blocks up to the most pairs it may
+ * run, each as long as the current one and its settling (a verdict may
+ * come after any pair from the fewest on).  Returns false, with @text ""
+ * and *@deadline_us 0, when no trial runs.  Pure; no locking.
+ */
+bool jt_trial_describe(const struct jt_journal_policy *jp, const struct jt_journal_state *st,
+		       char *text, size_t len, uint64_t *deadline_us);
 
 /*
  * jt_reclaim_range - the range reclaim auto moves the watermark in for @s's

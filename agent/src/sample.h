@@ -36,16 +36,21 @@ struct jt_wait_counters {
 	uint64_t hist[JT_HIST_BUCKETS];		/* latency histogram */
 };
 
-/* Knob indices: the two values the agent writes. */
+/*
+ * Knob indices: the values the agent writes.  Their order is the order in
+ * which auto starts trials when several knobs trigger at once (one trial
+ * per journal at a time): lock delay last, since it lengthens commits.
+ */
 enum jt_knob {
 	JT_KNOB_FORCE_COPY,		/* force_copy: 0/1 */
 	JT_KNOB_RECLAIM,		/* reclaim_watermark_pct: 0 (off), 1..90, see reclaim_*_pct */
+	JT_KNOB_LOCK_DELAY,		/* lock_delay_max_ms: 0 (off), 1..10000 */
 	JT_KNOBS
 };
 
 struct jt_sample {
 	uint64_t time_us;			/* CLOCK_MONOTONIC, us */
-	int64_t knob[JT_KNOBS];			/* force_copy, reclaim_watermark_pct */
+	int64_t knob[JT_KNOBS];			/* the enum jt_knob files' values */
 	uint64_t log_blocks;			/* journal size, blocks */
 	uint64_t free_blocks;			/* free log space, blocks */
 	uint64_t max_transaction_blocks;	/* reservation a handle waits for */
@@ -71,10 +76,15 @@ struct jt_sample {
 	bool has_reclaim_limits;
 	uint32_t reclaim_watermark_min_pct;
 	uint32_t reclaim_watermark_max_pct;
+	/*
+	 * The module has lock_delay_max_ms (an older one has not: the knob
+	 * reads 0 and is never written).
+	 */
+	bool has_lock_delay;
 	uint64_t source_id;			/* configfs: inode of the group, 0 = netlink */
 };
 
-/* "force_copy", "reclaim" (SPEC knob names as used in policy and D-Bus). */
+/* "force_copy", "reclaim", "lock_delay" (SPEC knob names as used in policy and D-Bus). */
 const char *jt_knob_name(enum jt_knob knob);
 /* "shadow", "space", "locked", "commit", "commit_duration". */
 const char *jt_wait_kind_name(enum jt_wait_kind kind);

@@ -82,7 +82,9 @@ static void test_every_key(void **state)
 		   "[journal vda-8]            ; one journal\n"
 		   "force_copy = auto\n"
 		   "outcome_margin_pct = 25\n"
-		   "advice_windows = 0\n");
+		   "advice_windows = 0\n"
+		   "lock_delay = on\n"
+		   "lock_delay_ms = 100\n");
 	assert_int_equal(jt_policy_load(main_file, NULL, &p, err, sizeof(err)), 0);
 	assert_int_equal(p.agent.interval_ms, 250);
 	assert_int_equal(p.agent.window_s, 60);
@@ -110,8 +112,12 @@ static void test_every_key(void **state)
 	assert_int_equal(jp.outcome_min_waits, 50);
 	assert_int_equal(jp.outcome_backoff_s, 120);
 	assert_int_equal(jp.advice_windows, 0);		/* 0 is in range: advice off */
+	assert_int_equal(jp.lock_delay, JT_MODE_ON);
+	assert_int_equal(jp.lock_delay_ms, 100);
 	jt_policy_resolve(&p, "vdb-8", NULL, &jp);
 	assert_int_equal(jp.advice_windows, 5);
+	assert_int_equal(jp.lock_delay, JT_MODE_OFF);	/* the built-in default */
+	assert_int_equal(jp.lock_delay_ms, 1000);
 	jt_policy_free(&p);
 }
 
@@ -126,6 +132,7 @@ static void test_empty_file_gives_defaults(void **state)
 	assert_int_equal(p.agent.interval_ms, 1000);
 	assert_int_equal(p.agent.window_s, 30);
 	assert_true(p.agent.restore_on_exit);
+	assert_false(p.agent.dry_run);
 	assert_null(p.agent.metrics_file);
 	assert_int_equal(p.defaults.force_copy, JT_MODE_AUTO);
 	assert_int_equal(p.defaults.force_copy_on_p99_ms, 10);
@@ -135,10 +142,19 @@ static void test_empty_file_gives_defaults(void **state)
 	assert_int_equal(p.defaults.reclaim_watermark_pct, 50);
 	assert_int_equal(p.defaults.reclaim_min_pct, 35);
 	assert_int_equal(p.defaults.reclaim_max_pct, 70);
-	assert_int_equal(p.defaults.outcome_margin_pct, 10);
+	assert_int_equal(p.defaults.outcome_margin_pct, 15);
 	assert_int_equal(p.defaults.outcome_min_waits, 10);
 	assert_int_equal(p.defaults.outcome_backoff_s, 300);
 	assert_int_equal(p.defaults.advice_windows, 3);
+	assert_int_equal(p.defaults.stall_budget_ms_per_s, 10);
+	assert_int_equal(p.defaults.stall_bound_ms, 1000);
+	assert_int_equal(p.defaults.stall_wait_min_ms, 10);
+	assert_int_equal(p.defaults.trial_block_s, 5);
+	assert_int_equal(p.defaults.trial_min_pairs, 3);
+	assert_int_equal(p.defaults.trial_max_pairs, 10);
+	assert_int_equal(p.defaults.recheck_s, 600);
+	assert_int_equal(p.defaults.lock_delay, JT_MODE_OFF);
+	assert_int_equal(p.defaults.lock_delay_ms, 1000);
 	jt_policy_free(&p);
 }
 
@@ -180,6 +196,14 @@ static const struct err_case err_cases[] = {
 	  "%s:2: window_s: empty value (expected a number 1..3600)" },
 	{ "bad mode", "[defaults]\nforce_copy = sometimes\n",
 	  "%s:2: force_copy: 'sometimes' is not one of on, off, auto" },
+	{ "bad lock_delay mode", "[journal vda-8]\nlock_delay = 100\n",
+	  "%s:2: lock_delay: '100' is not one of on, off, auto" },
+	{ "lock delay of 0 ms", "[defaults]\nlock_delay = on\nlock_delay_ms = 0\n",
+	  "%s:3: lock_delay_ms: '0' is out of range 1..10000" },
+	{ "lock delay above the kernel's", "[mount /x]\nlock_delay_ms = 10001\n",
+	  "%s:2: lock_delay_ms: '10001' is out of range 1..10000" },
+	{ "lock_delay in [agent]", "[agent]\nlock_delay = auto\n",
+	  "%s:2: lock_delay: unknown key in [agent]" },
 	{ "key outside a section", "force_copy = on\n", "%s:1: force_copy: key outside of any section" },
 	{ "syntax error", "[agent]\nthis is not ini\n",
 	  "%s:2: (syntax): expected 'key = value' or '[section]'" },
@@ -327,10 +351,73 @@ static void test_glob_and_mount_sections(void **state)
 	jt_policy_free(&p);
 }
 
+/* [agent] dry_run: off by default, a boolean, a drop-in can turn it on. */
+/* every key the files know reads back as the policy holds it (D-Bus Policy, jbd2-tunectl show) */
+static void test_policy_value_of_every_key(void **state)
+{
+	struct jt_journal_policy jp;
+	struct jt_policy p;
+	char err[512], v[32];
+	unsigned int k, named = 0;
+
+	(void)state;
+	write_file(main_file, "[defaults]\ntrial_block_s = 7\nrecheck_s = 900\nstall_bound_ms = 800\n");
+	assert_int_equal(jt_policy_load(main_file, NULL, &p, err, sizeof(err)), 0);
+	jt_policy_resolve(&p, "vda-8", NULL, &jp);
+	for (k = 0; k < JT_KEYS; k++) {
+		if (!jt_key_name((enum jt_key)k))
+			continue;
+		named++;
+		jt_journal_policy_value(&jp, (enum jt_key)k, v, sizeof(v));
+		if (v[0] == '\0')
+			fail_msg("key %s has no value", jt_key_name((enum jt_key)k));
+	}
+	assert_true(named >= 21);
+	jt_journal_policy_value(&jp, JT_KEY_TRIAL_BLOCK_S, v, sizeof(v));
+	assert_string_equal(v, "7");
+	jt_journal_policy_value(&jp, JT_KEY_RECHECK_S, v, sizeof(v));
+	assert_string_equal(v, "900");
+	jt_journal_policy_value(&jp, JT_KEY_STALL_BOUND_MS, v, sizeof(v));
+	assert_string_equal(v, "800");
+	jt_journal_policy_value(&jp, JT_KEY_LOCK_DELAY, v, sizeof(v));
+	assert_string_equal(v, "off");
+	jt_journal_policy_value(&jp, JT_KEY_LOCK_DELAY_MS, v, sizeof(v));
+	assert_string_equal(v, "1000");
+	jt_policy_free(&p);
+}
+
+static void test_dry_run(void **state)
+{
+	char path[400];
+	struct jt_policy p;
+	char err[512];
+
+	(void)state;
+	write_file(main_file, "[agent]\ndry_run = false\n");
+	assert_int_equal(jt_policy_load(main_file, NULL, &p, err, sizeof(err)), 0);
+	assert_false(p.agent.dry_run);
+	jt_policy_free(&p);
+
+	mkdir(dropins, 0755);
+	snprintf(path, sizeof(path), "%s/10-observe.conf", dropins);
+	write_file(path, "[agent]\ndry_run = true\n");
+	assert_int_equal(jt_policy_load(main_file, dropins, &p, err, sizeof(err)), 0);
+	assert_true(p.agent.dry_run);
+	jt_policy_free(&p);
+	unlink(path);
+	rmdir(dropins);
+
+	write_file(main_file, "[agent]\ndry_run = sometimes\n");
+	assert_int_equal(jt_policy_load(main_file, NULL, &p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":2: dry_run: 'sometimes' is not a boolean"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_dry_run),
+		cmocka_unit_test(test_policy_value_of_every_key),
 		cmocka_unit_test(test_empty_file_gives_defaults),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_missing_file),

@@ -33,6 +33,20 @@ static void put(const char *journal, const char *file, const char *text)
 	fclose(f);
 }
 
+/* The file @rel under the root holds exactly @text (one line). */
+static void assert_file_holds(const char *rel, const char *text)
+{
+	char path[512], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, text);
+}
+
 #define ZERO_HIST "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
 
 /* A group as the first module release has it: three kinds of wait. */
@@ -57,7 +71,7 @@ static void make_old_journal(const char *name)
 	put(name, "locked_wait_hist", ZERO_HIST);
 }
 
-/* A group of the current module: also commit waits, commits and the reclaim limits. */
+/* A group of the current module: also commit waits, commits, the reclaim limits, lock delay. */
 static void make_journal(const char *name)
 {
 	static const char *const files[] = {
@@ -74,6 +88,7 @@ static void make_journal(const char *name)
 	put(name, "reclaim_watermark_min_pct", "26\n");
 	put(name, "reclaim_watermark_max_pct", "75\n");
 	put(name, "logged_blocks", "0\n");
+	put(name, "lock_delay_max_ms", "0\n");
 }
 
 static int setup(void **state)
@@ -114,10 +129,8 @@ static void test_parse_u64(void **state)
 
 static void test_read_list_write(void **state)
 {
-	struct jt_sample s;
+	struct jt_sample s, s2;
 	char **names = NULL;
-	char path[512], buf[32] = "";
-	FILE *f;
 
 	(void)state;
 	make_journal("vdb-12");
@@ -137,6 +150,7 @@ static void test_read_list_write(void **state)
 	put("vda-8", "reclaim_watermark_min_pct", "34\n");
 	put("vda-8", "reclaim_watermark_max_pct", "67\n");
 	put("vda-8", "logged_blocks", "51319\n");
+	put("vda-8", "lock_delay_max_ms", "5000\n");
 
 	assert_int_equal(jt_configfs_list(root, &names), 0);
 	assert_string_equal(names[0], "vda-8");	/* sorted */
@@ -160,14 +174,15 @@ static void test_read_list_write(void **state)
 	assert_true(s.has_reclaim_limits);
 	assert_true(s.reclaim_watermark_min_pct == 34 && s.reclaim_watermark_max_pct == 67);
 	assert_true(s.has_logged_blocks && s.logged_blocks == 51319);
+	assert_true(s.has_lock_delay && s.knob[JT_KNOB_LOCK_DELAY] == 5000);
 
 	assert_int_equal(jt_configfs_write_knob(root, "vda-8", JT_KNOB_RECLAIM, 40), 0);
-	snprintf(path, sizeof(path), "%s/vda-8/reclaim_watermark_pct", root);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	assert_string_equal(buf, "40\n");
+	assert_file_holds("vda-8/reclaim_watermark_pct", "40\n");
+	assert_int_equal(jt_configfs_write_knob(root, "vda-8", JT_KNOB_LOCK_DELAY, 100), 0);
+	assert_file_holds("vda-8/lock_delay_max_ms", "100\n");
+	/* the knob is read at every sample, whatever else stood still */
+	assert_int_equal(jt_configfs_read(root, "vda-8", &s, &s2), 0);
+	assert_true(s2.knob[JT_KNOB_LOCK_DELAY] == 100);
 }
 
 /*
@@ -255,13 +270,17 @@ static void test_older_module(void **state)
 	assert_true(s0.wait[JT_WAIT_COMMIT].waits == 0 && s0.wait[JT_WAIT_COMMIT_DURATION].waits == 0);
 	assert_false(s0.has_reclaim_limits);
 	assert_false(s0.has_logged_blocks);
+	assert_false(s0.has_lock_delay);
+	assert_true(s0.knob[JT_KNOB_LOCK_DELAY] == 0);
 	assert_true(s0.wait[JT_WAIT_SHADOW].waits == 3);
 	/* files appearing in the same group are not looked for (a group keeps its module) */
 	put("sdd-5", "commit_waits", "9\n");
 	put("sdd-5", "reclaim_watermark_min_pct", "30\n");
 	put("sdd-5", "reclaim_watermark_max_pct", "60\n");
+	put("sdd-5", "lock_delay_max_ms", "100\n");
 	assert_int_equal(jt_configfs_read(root, "sdd-5", &s0, &s1), 0);
 	assert_false(s1.has_commit_stats);
+	assert_false(s1.has_lock_delay);
 	assert_true(s1.wait[JT_WAIT_COMMIT].waits == 0 && !s1.has_reclaim_limits);
 	/* without an earlier sample everything is read */
 	put("sdd-5", "commit_wait_us", "0\n");

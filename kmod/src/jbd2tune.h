@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/jbd2.h>
 #include <linux/jbd2tune.h>
+#include <linux/jump_label.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -45,6 +46,20 @@
 #define JBD2TUNE_FORCED_COPY_GFP	(GFP_NOFS | __GFP_NORETRY | __GFP_NOWARN)
 
 /*
+ * Default and largest force_copy_max_kib, the memory a journal's forced
+ * copies may hold at once.  16 MiB is 4096 copies of 4 KiB blocks: more
+ * than the metadata of a transaction of the 16 MiB journals mke2fs
+ * gives small file systems (1/4 or 1/3 of the log), so the cap does not
+ * bind there, and on a 2 GiB machine even a dozen journals forcing
+ * copies at once hold under 10 % of its memory.  Larger journals (256 MiB
+ * and more: transactions of 64 MiB and up, data blocks too with
+ * data=journal) are where it binds.  The largest value, 4 GiB, only
+ * guards the arithmetic.
+ */
+#define JBD2TUNE_FORCE_COPY_MAX_KIB_DEFAULT	16384
+#define JBD2TUNE_FORCE_COPY_MAX_KIB_MAX		4194304
+
+/*
  * Largest lock_delay_max_ms: two of jbd2's default commit intervals
  * (JBD2_DEFAULT_MAX_COMMIT_AGE, 5 s).  Longer would let one stuck handle
  * hold every fsync for longer than an administrator would guess.
@@ -58,13 +73,19 @@
  * @JBD2TUNE_WAIT_LOCKED: handle start waited for a locked or switching
  *	running transaction
  * @JBD2TUNE_WAIT_COMMIT_WAIT: a task slept in jbd2_log_wait_commit() for a
- *	transaction to be committed (fsync, sync, checkpoint)
+ *	transaction to be committed (fsync, sync, a sync handle): what the
+ *	file system's users feel; jbd2's own checkpointing is not counted here
  * @JBD2TUNE_WAIT_COMMIT: one jbd2_journal_commit_transaction(), from its
  *	start to j_commit_sequence being updated (not a task's wait, but
  *	accounted the same way)
  * @JBD2TUNE_WAIT_LOCK_DELAY: a commit waited, the transaction still
  *	running, for the handles open at its start (lock_delay_max_ms;
  *	jbd2tune_lock_delay.c)
+ * @JBD2TUNE_WAIT_CHECKPOINT_COMMIT: jbd2 itself slept for a commit while
+ *	checkpointing or flushing: jbd2_log_do_checkpoint() (the reclaim
+ *	worker, a handle start short of log space, jbd2_journal_flush(),
+ *	jbd2_journal_destroy()), __jbd2_log_wait_for_space() and
+ *	jbd2_journal_flush() waiting for the committing transaction
  * @JBD2TUNE_NR_WAITS: number of kinds
  */
 enum jbd2tune_wait_kind {
@@ -74,6 +95,7 @@ enum jbd2tune_wait_kind {
 	JBD2TUNE_WAIT_COMMIT_WAIT,
 	JBD2TUNE_WAIT_COMMIT,
 	JBD2TUNE_WAIT_LOCK_DELAY,
+	JBD2TUNE_WAIT_CHECKPOINT_COMMIT,
 	JBD2TUNE_NR_WAITS,
 };
 
@@ -136,10 +158,30 @@ struct jbd2tune_cfs;
  * @copyouts_forced: buffers copied out only because of @force_copy
  * @copyouts_forced_failed: forced copies whose allocation failed (the
  *	buffer was logged shadowed instead)
+ * @force_copy_max_kib: knob: at most this much memory, KiB, held by forced
+ *	copies at once (JBD2TUNE_FORCE_COPY_MAX_KIB_DEFAULT); READ_ONCE
+ * @force_copy_bytes: memory held by the forced copies of the commit
+ *	running now, bytes (freed when it ends)
+ * @force_copy_bytes_peak: the largest @force_copy_bytes seen
+ * @force_copy_stops: commits that stopped forcing copies after a failed
+ *	allocation
+ * @copyouts_forced_capped: buffers not force-copied because
+ *	@force_copy_max_kib was reached
+ * @fc_active: the commit thread is inside a commit that forced copies
+ *	(commit-thread private, as are @fc_tid, @fc_stopped, @fc_bytes)
+ * @fc_tid: that commit's transaction
+ * @fc_stopped: an allocation failed in it: force no more copies in it
+ * @fc_bytes: bytes its forced copies hold
  * @logged_blocks: blocks the commits wrote to the log (descriptor, data,
  *	revoke and commit blocks: jbd2's rs_blocks_logged)
  * @reclaim_runs: runs of @reclaim_work
- * @reclaim_blocks: log blocks released by the tail moves of those runs
+ * @reclaim_blocks: log blocks released by the tail moves those runs made
+ *	themselves (jbd2tune_tail_moved()); moves by the commit thread or a
+ *	foreground checkpoint while a run waited are not counted
+ * @reclaim_task: the task running @reclaim_work, NULL between runs; only
+ *	that task writes it
+ * @reclaim_released: blocks released by the tail moves of @reclaim_task,
+ *	written by that task only; the work takes differences of it
  * @reclaim_work: background checkpointing, on jbd2tune_wq
  * @flags: JBD2TUNE_RECLAIM_* bits
  * @backoff_commit: j_commit_sequence when JBD2TUNE_RECLAIM_BACKOFF was set
@@ -149,8 +191,15 @@ struct jbd2tune_cfs;
  * @cfs: configfs group of the journal, or NULL
  * @events: netlink event state
  * @lock_early_updates: open handles of the running transaction that started
- *	no later than @lock_delay_from (all of them while no delay is active);
- *	jbd2tune_lock_delay.c
+ *	no later than @lock_delay_from (all of them while no delay is active),
+ *	kept only while @lock_counting; jbd2tune_lock_delay.c
+ * @lock_counting: handles keep @lock_early_updates; changed only at
+ *	T_SWITCH (no handle open) under the write side of j_state_lock, and
+ *	true only while @lock_key_held (jbd2tune_lock_delay.c)
+ * @lock_key_held: this journal holds a reference on jbd2tune_lock_delay_key
+ *	(under @lock_key_mutex; read with acquire at T_SWITCH)
+ * @lock_key_mutex: serialises taking and dropping that reference
+ * @lock_key_work: drops it once counting is off (queued from T_SWITCH)
  * @lock_delay_active: the commit is waiting for the early handles before
  *	it locks the running transaction (set under the write side of
  *	j_state_lock, read with acquire)
@@ -166,9 +215,20 @@ struct jbd2tune_journal {
 	struct jbd2tune_wait_stat waits[JBD2TUNE_NR_WAITS];
 	atomic64_t copyouts_forced;
 	atomic64_t copyouts_forced_failed;
+	int force_copy_max_kib;
+	atomic64_t force_copy_bytes;
+	atomic64_t force_copy_bytes_peak;
+	atomic64_t force_copy_stops;
+	atomic64_t copyouts_forced_capped;
+	bool fc_active;
+	bool fc_stopped;
+	tid_t fc_tid;
+	u64 fc_bytes;
 	atomic64_t logged_blocks;
 	atomic64_t reclaim_runs;
 	atomic64_t reclaim_blocks;
+	struct task_struct *reclaim_task;
+	u64 reclaim_released;
 	struct work_struct reclaim_work;
 	unsigned long flags;
 	tid_t backoff_commit;
@@ -178,6 +238,10 @@ struct jbd2tune_journal {
 	struct jbd2tune_cfs *cfs;
 	struct jbd2tune_events events;
 	atomic_t lock_early_updates;
+	bool lock_counting;
+	bool lock_key_held;
+	struct mutex lock_key_mutex;	/* lock_key_held, the knob vs. the key */
+	struct work_struct lock_key_work;
 	bool lock_delay_active;
 	unsigned long lock_delay_from;
 	int lock_delay_max_ms;
@@ -214,6 +278,11 @@ struct jbd2tune_wait_snapshot {
  * @reclaim_runs: counter
  * @reclaim_blocks: counter, blocks
  * @logged_blocks: counter, blocks
+ * @force_copy_max_kib: knob
+ * @force_copy_bytes: forced copies' memory now, bytes
+ * @force_copy_bytes_peak: its peak, bytes
+ * @force_copy_stops: counter
+ * @copyouts_forced_capped: counter
  */
 struct jbd2tune_snapshot {
 	char name[JBD2TUNE_NAME_MAX];
@@ -231,6 +300,11 @@ struct jbd2tune_snapshot {
 	u64 reclaim_runs;
 	u64 reclaim_blocks;
 	u64 logged_blocks;
+	unsigned int force_copy_max_kib;
+	u64 force_copy_bytes;
+	u64 force_copy_bytes_peak;
+	u64 force_copy_stops;
+	u64 copyouts_forced_capped;
 };
 
 /**
@@ -255,6 +329,8 @@ int jbd2tune_set_reclaim_watermark_pct(struct jbd2tune_journal *jt,
 				       unsigned int val);
 int jbd2tune_set_lock_delay_max_ms(struct jbd2tune_journal *jt,
 				   unsigned int val);
+int jbd2tune_set_force_copy_max_kib(struct jbd2tune_journal *jt,
+				    unsigned int val);
 
 /* jbd2tune_params.c */
 unsigned int jbd2tune_force_copy_default(void);
@@ -291,6 +367,13 @@ unsigned int jbd2tune_lock_delay_max_ms_default(void);
  * @JBD2TUNE_FIG_LOCK_DELAYS: commits that waited before locking
  * @JBD2TUNE_FIG_LOCK_DELAY_US: their total wait, us
  * @JBD2TUNE_FIG_LOCK_DELAY_MAX_US: longest such wait, us
+ * @JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAITS: checkpoint/flush commit wait count
+ * @JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAIT_US: their total, us
+ * @JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAIT_MAX_US: longest of them, us
+ * @JBD2TUNE_FIG_FORCE_COPY_BYTES: memory held by forced copies now, bytes
+ * @JBD2TUNE_FIG_FORCE_COPY_BYTES_PEAK: the most it held, bytes
+ * @JBD2TUNE_FIG_FORCE_COPY_STOPS: commits that stopped forcing copies
+ * @JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED: copies not forced (the cap)
  */
 enum jbd2tune_figure {
 	JBD2TUNE_FIG_LOG_BLOCKS,
@@ -321,6 +404,13 @@ enum jbd2tune_figure {
 	JBD2TUNE_FIG_LOCK_DELAYS,
 	JBD2TUNE_FIG_LOCK_DELAY_US,
 	JBD2TUNE_FIG_LOCK_DELAY_MAX_US,
+	JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAITS,
+	JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAIT_US,
+	JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAIT_MAX_US,
+	JBD2TUNE_FIG_FORCE_COPY_BYTES,
+	JBD2TUNE_FIG_FORCE_COPY_BYTES_PEAK,
+	JBD2TUNE_FIG_FORCE_COPY_STOPS,
+	JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED,
 };
 
 /* jbd2tune_stats.c */
@@ -397,11 +487,19 @@ void jbd2tune_journal_unregister(journal_t *journal);
 void jbd2tune_journal_aborted(journal_t *journal);
 void jbd2tune_wait_done(journal_t *journal, enum jbd2tune_wait_kind kind,
 			u64 start_ns);
+u64 jbd2tune_sleep_for_commit(journal_t *journal, tid_t tid, u64 start_ns);
+void jbd2tune_tail_moved(journal_t *journal, unsigned long freed_blocks);
 void jbd2tune_handle_start(journal_t *journal);
-void jbd2tune_handle_joined(journal_t *journal, unsigned long start_jiffies);
-void jbd2tune_handle_leaving(journal_t *journal, unsigned long start_jiffies);
+void jbd2tune_handle_joined_slow(journal_t *journal,
+				 unsigned long start_jiffies);
+void jbd2tune_handle_leaving_slow(journal_t *journal,
+				  unsigned long start_jiffies);
 void jbd2tune_lock_delay(journal_t *journal);
 void jbd2tune_lock_delay_done(journal_t *journal);
+
+/* fs/jbd2/journal.c (commit-wait-callers.patch) */
+int jbd2tune_log_wait_commit(journal_t *journal, tid_t tid,
+			     enum jbd2tune_wait_kind kind);
 
 /**
  * jbd2tune_wait_begin() - timestamp for jbd2tune_wait_done()
@@ -413,38 +511,86 @@ static inline u64 jbd2tune_wait_begin(void)
 	return ktime_get_ns();
 }
 
+/* jbd2tune_lock_delay.c */
+DECLARE_STATIC_KEY_FALSE(jbd2tune_lock_delay_key);
+void jbd2tune_lock_delay_setup(struct jbd2tune_journal *jt);
+void jbd2tune_lock_delay_teardown(struct jbd2tune_journal *jt);
+void jbd2tune_lock_delay_kick(struct jbd2tune_journal *jt);
+
+/**
+ * jbd2tune_handle_joined() - a handle joined the running transaction
+ * @journal: its journal
+ * @start_jiffies: the handle's h_start_jiffies
+ *
+ * Called by start_this_handle() under the read side of j_state_lock,
+ * after h_start_jiffies is set and before the handle can stop.  While no
+ * journal has lock_delay_max_ms set, jbd2tune_lock_delay_key is off and
+ * this is a no-op jump: no atomic, no load of ours.
+ */
+static inline void jbd2tune_handle_joined(journal_t *journal,
+					  unsigned long start_jiffies)
+{
+	if (static_branch_unlikely(&jbd2tune_lock_delay_key))
+		jbd2tune_handle_joined_slow(journal, start_jiffies);
+}
+
+/**
+ * jbd2tune_handle_leaving() - a handle is about to stop
+ * @journal: its journal
+ * @start_jiffies: the handle's h_start_jiffies
+ *
+ * Called by stop_this_handle() before it drops t_updates; no locks
+ * needed.  A no-op jump while jbd2tune_lock_delay_key is off.
+ */
+static inline void jbd2tune_handle_leaving(journal_t *journal,
+					   unsigned long start_jiffies)
+{
+	if (static_branch_unlikely(&jbd2tune_lock_delay_key))
+		jbd2tune_handle_leaving_slow(journal, start_jiffies);
+}
+
+/**
+ * jbd2tune_lock_delay_active() - is a commit waiting for the early handles?
+ * @journal: the journal
+ *
+ * Called by jbd2_journal_extend() under the read side of j_state_lock;
+ * the flag is set and cleared under its write side (jbd2tune_lock_delay(),
+ * jbd2tune_lock_delay_done()).  An extend refused here makes ext4's long
+ * operations restart their handle, as at T_LOCKED.
+ *
+ * Return: true while the running transaction's commit is in its lock delay.
+ */
+static inline bool jbd2tune_lock_delay_active(journal_t *journal)
+{
+	return static_branch_unlikely(&jbd2tune_lock_delay_key) &&
+	       READ_ONCE(jbd2tune_of(journal)->lock_delay_active);
+}
+
+bool jbd2tune_force_copy_allowed(journal_t *journal, tid_t tid,
+				 size_t size);
+void jbd2tune_count_forced_copyout(journal_t *journal, size_t size);
+void jbd2tune_count_forced_copyout_failed(journal_t *journal);
+void jbd2tune_force_copy_commit_done(journal_t *journal);
+
 /**
  * jbd2tune_force_copy() - should the commit copy this buffer out?
  * @journal: the journal being committed
+ * @transaction: the committing transaction
+ * @size: the buffer's size, bytes
  *
- * Called by jbd2_journal_write_metadata_buffer() without locks of ours.
+ * Called by jbd2_journal_write_metadata_buffer(), i.e. by the one task
+ * that commits, without locks of ours.
  *
- * Return: true when the journal's force_copy knob is 1.
+ * Return: true when the journal's force_copy knob is 1, no forced copy
+ * of this commit failed yet and the copy fits force_copy_max_kib
+ * (jbd2tune_copyout.c).
  */
-static inline bool jbd2tune_force_copy(journal_t *journal)
+static inline bool jbd2tune_force_copy(journal_t *journal,
+				       transaction_t *transaction, size_t size)
 {
-	return READ_ONCE(jbd2tune_of(journal)->force_copy);
-}
-
-/**
- * jbd2tune_count_forced_copyout() - a copy-out was made for force_copy only
- * @journal: the journal being committed
- */
-static inline void jbd2tune_count_forced_copyout(journal_t *journal)
-{
-	atomic64_inc(&jbd2tune_of(journal)->copyouts_forced);
-}
-
-/**
- * jbd2tune_count_forced_copyout_failed() - a forced copy could not be made
- * @journal: the journal being committed
- *
- * The JBD2TUNE_FORCED_COPY_GFP allocation failed; the buffer is logged
- * from its own page, shadowed, as without force_copy.
- */
-static inline void jbd2tune_count_forced_copyout_failed(journal_t *journal)
-{
-	atomic64_inc(&jbd2tune_of(journal)->copyouts_forced_failed);
+	if (!READ_ONCE(jbd2tune_of(journal)->force_copy))
+		return false;
+	return jbd2tune_force_copy_allowed(journal, transaction->t_tid, size);
 }
 
 /**
@@ -454,11 +600,13 @@ static inline void jbd2tune_count_forced_copyout_failed(journal_t *journal)
  * @logged_blocks: blocks the commit wrote to the log (rs_blocks_logged)
  *
  * Called by the commit thread once j_commit_sequence is set; lock-free.
+ * The commit's forced copies are freed by now.
  */
 static inline void jbd2tune_commit_done(journal_t *journal, u64 start_ns,
 					unsigned long logged_blocks)
 {
 	atomic64_add(logged_blocks, &jbd2tune_of(journal)->logged_blocks);
+	jbd2tune_force_copy_commit_done(journal);
 	jbd2tune_wait_done(journal, JBD2TUNE_WAIT_COMMIT, start_ns);
 }
 

@@ -198,6 +198,8 @@ JBD2TUNE_KNOB_ATTR(reclaim_watermark_pct, JBD2TUNE_WATERMARK_PCT_MAX)
 CONFIGFS_ATTR(jbd2tune_cfs_, reclaim_watermark_pct);
 JBD2TUNE_KNOB_ATTR(lock_delay_max_ms, JBD2TUNE_LOCK_DELAY_MS_MAX)
 CONFIGFS_ATTR(jbd2tune_cfs_, lock_delay_max_ms);
+JBD2TUNE_KNOB_ATTR(force_copy_max_kib, JBD2TUNE_FORCE_COPY_MAX_KIB_MAX)
+CONFIGFS_ATTR(jbd2tune_cfs_, force_copy_max_kib);
 
 #define JBD2TUNE_FIGURE_ATTR(_name, _fig)				\
 static ssize_t jbd2tune_cfs_##_name##_show(struct config_item *item,	\
@@ -253,6 +255,20 @@ JBD2TUNE_FIGURE_ATTR(lock_delays, JBD2TUNE_FIG_LOCK_DELAYS);
 JBD2TUNE_FIGURE_ATTR(lock_delay_us, JBD2TUNE_FIG_LOCK_DELAY_US);
 JBD2TUNE_FIGURE_ATTR(lock_delay_max_us, JBD2TUNE_FIG_LOCK_DELAY_MAX_US);
 JBD2TUNE_HIST_ATTR(lock_delay_hist, JBD2TUNE_WAIT_LOCK_DELAY);
+JBD2TUNE_FIGURE_ATTR(checkpoint_commit_waits,
+		     JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAITS);
+JBD2TUNE_FIGURE_ATTR(checkpoint_commit_wait_us,
+		     JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAIT_US);
+JBD2TUNE_FIGURE_ATTR(checkpoint_commit_wait_max_us,
+		     JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAIT_MAX_US);
+JBD2TUNE_HIST_ATTR(checkpoint_commit_wait_hist,
+		   JBD2TUNE_WAIT_CHECKPOINT_COMMIT);
+JBD2TUNE_FIGURE_ATTR(force_copy_bytes, JBD2TUNE_FIG_FORCE_COPY_BYTES);
+JBD2TUNE_FIGURE_ATTR(force_copy_bytes_peak,
+		     JBD2TUNE_FIG_FORCE_COPY_BYTES_PEAK);
+JBD2TUNE_FIGURE_ATTR(force_copy_stops, JBD2TUNE_FIG_FORCE_COPY_STOPS);
+JBD2TUNE_FIGURE_ATTR(copyouts_forced_capped,
+		     JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED);
 
 static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_force_copy,
@@ -292,6 +308,15 @@ static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_lock_delay_us,
 	&jbd2tune_cfs_attr_lock_delay_max_us,
 	&jbd2tune_cfs_attr_lock_delay_hist,
+	&jbd2tune_cfs_attr_checkpoint_commit_waits,
+	&jbd2tune_cfs_attr_checkpoint_commit_wait_us,
+	&jbd2tune_cfs_attr_checkpoint_commit_wait_max_us,
+	&jbd2tune_cfs_attr_checkpoint_commit_wait_hist,
+	&jbd2tune_cfs_attr_force_copy_max_kib,
+	&jbd2tune_cfs_attr_force_copy_bytes,
+	&jbd2tune_cfs_attr_force_copy_bytes_peak,
+	&jbd2tune_cfs_attr_force_copy_stops,
+	&jbd2tune_cfs_attr_copyouts_forced_capped,
 	NULL,
 };
 

@@ -78,22 +78,73 @@ int jbd2tune_set_force_copy(struct jbd2tune_journal *jt, unsigned int val)
 	return 0;
 }
 
+static int jbd2tune_lock_delay_store(struct jbd2tune_journal *jt,
+				     unsigned int val);
+
 /**
  * jbd2tune_set_lock_delay_max_ms() - set a journal's lock_delay_max_ms knob
  * @jt: the journal
  * @val: 0 (the commit locks the running transaction at once, as stock) or
  *	1..JBD2TUNE_LOCK_DELAY_MS_MAX milliseconds
  *
- * Read by the next commit (jbd2tune_lock_delay()).  No locking needed.
+ * A non-zero value first takes the journal's reference on
+ * jbd2tune_lock_delay_key (may sleep: code patching); handles start
+ * counting at once if no transaction is running, else at the T_SWITCH of
+ * the commit this starts (jbd2tune_lock_delay_kick()), so the delay
+ * applies from the commit after that one.  0 stops counting at the next
+ * T_SWITCH, after which the reference is dropped (jbd2tune_lock_delay.c).
+ * Takes lock_key_mutex and j_state_lock; the journal must be loaded.
  *
  * Return: 0 or -EINVAL (the knob keeps its value).
  */
 int jbd2tune_set_lock_delay_max_ms(struct jbd2tune_journal *jt,
 				   unsigned int val)
 {
+	int err = jbd2tune_lock_delay_store(jt, val);
+
+	if (!err && val)
+		jbd2tune_lock_delay_kick(jt);
+	return err;
+}
+
+/*
+ * The knob and the key reference, without starting a commit: for a
+ * journal being set up as well (jbd2tune_journal_alloc()).
+ */
+static int jbd2tune_lock_delay_store(struct jbd2tune_journal *jt,
+				     unsigned int val)
+{
 	if (val > JBD2TUNE_LOCK_DELAY_MS_MAX)
 		return -EINVAL;
+	mutex_lock(&jt->lock_key_mutex);
+	if (val && !jt->lock_key_held) {
+		static_branch_inc(&jbd2tune_lock_delay_key);
+		/* release: T_SWITCH counts only once the key is on */
+		smp_store_release(&jt->lock_key_held, true);
+	}
 	WRITE_ONCE(jt->lock_delay_max_ms, val);
+	if (!val && jt->lock_key_held)
+		schedule_work(&jt->lock_key_work);
+	mutex_unlock(&jt->lock_key_mutex);
+	return 0;
+}
+
+/**
+ * jbd2tune_set_force_copy_max_kib() - cap the memory of forced copies
+ * @jt: the journal
+ * @val: KiB, 0..JBD2TUNE_FORCE_COPY_MAX_KIB_MAX (0: force no copy)
+ *
+ * Checked by the next forced copy (jbd2tune_copyout.c).  No locking
+ * needed.
+ *
+ * Return: 0 or -EINVAL (the knob keeps its value).
+ */
+int jbd2tune_set_force_copy_max_kib(struct jbd2tune_journal *jt,
+				    unsigned int val)
+{
+	if (val > JBD2TUNE_FORCE_COPY_MAX_KIB_MAX)
+		return -EINVAL;
+	WRITE_ONCE(jt->force_copy_max_kib, val);
 	return 0;
 }
 
@@ -139,8 +190,10 @@ journal_t *jbd2tune_journal_alloc(void)
 		return NULL;
 	INIT_LIST_HEAD(&jt->node);
 	jt->force_copy = jbd2tune_force_copy_default();
+	jt->force_copy_max_kib = JBD2TUNE_FORCE_COPY_MAX_KIB_DEFAULT;
 	jt->reclaim_watermark_pct = jbd2tune_reclaim_watermark_pct_default();
-	jt->lock_delay_max_ms = jbd2tune_lock_delay_max_ms_default();
+	jbd2tune_lock_delay_setup(jt);
+	jbd2tune_lock_delay_store(jt, jbd2tune_lock_delay_max_ms_default());
 	jbd2tune_reclaim_setup(jt);
 	jbd2tune_events_setup(jt);
 	return &jt->journal;
@@ -148,7 +201,10 @@ journal_t *jbd2tune_journal_alloc(void)
 
 /**
  * jbd2tune_journal_free() - free a journal from jbd2tune_journal_alloc()
- * @journal: the journal, already unregistered (or never registered)
+ * @journal: the journal, already unregistered (or never registered), with
+ *	no commit left to run
+ *
+ * May sleep (drops the journal's lock-delay key reference).
  */
 void jbd2tune_journal_free(journal_t *journal)
 {
@@ -158,6 +214,7 @@ void jbd2tune_journal_free(journal_t *journal)
 		return;
 	jt = jbd2tune_of(journal);
 	WARN_ON_ONCE(jt->registered);
+	jbd2tune_lock_delay_teardown(jt);
 	kfree(jt);
 }
 

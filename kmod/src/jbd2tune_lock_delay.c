@@ -27,13 +27,40 @@
  * under the write side, so start and stop classify a handle alike.  The
  * count of open early handles is kept per journal: between commits every
  * open handle is early, and at T_SWITCH none is open.
+ *
+ * Off means free (issue 22): with lock_delay_max_ms 0 on every journal a
+ * handle does no atomic and reads nothing of ours.  The handle hooks sit
+ * behind a static key, jbd2tune_lock_delay_key, on while some journal
+ * holds a reference (lock_key_held: taken when its knob is set non-zero,
+ * dropped by lock_key_work once it no longer counts).  Behind the key a
+ * handle counts only while its journal's lock_counting is set, and that
+ * flag changes only at T_SWITCH, under the write side of j_state_lock,
+ * when no handle of the journal is open: every handle's start and stop
+ * therefore see the same lock_counting (its start comes after the flag's
+ * last change under j_state_lock, its stop before the next change, which
+ * waits for t_updates to drop to 0 after the stop).  The key is on
+ * whenever lock_counting is set (set only once lock_key_held is, which
+ * is published after static_branch_inc() returned; the reference is
+ * dropped only when the flag is clear and the knob is 0, so it cannot be
+ * set again meanwhile), so a counting handle never loses its key between
+ * start and stop; a handle that sees the key off, or the flag clear,
+ * neither counts nor uncounts.  The count restarts at 0 whenever counting
+ * is switched on.  The price: a knob set non-zero starts a commit
+ * (jbd2tune_lock_delay_kick()) and takes effect from the commit after it,
+ * and while any journal has a delay set, every handle of every journal
+ * reads its own lock_counting (no write).
  */
 
 #include <linux/jiffies.h>
+#include <linux/jump_label.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "jbd2tune.h"
+
+/* On while some journal holds a reference (lock_key_held). */
+DEFINE_STATIC_KEY_FALSE(jbd2tune_lock_delay_key);
 
 static bool jbd2tune_handle_early(struct jbd2tune_journal *jt,
 				  unsigned long start_jiffies)
@@ -45,34 +72,40 @@ static bool jbd2tune_handle_early(struct jbd2tune_journal *jt,
 }
 
 /**
- * jbd2tune_handle_joined() - a handle joined the running transaction
- * @journal: its journal
+ * jbd2tune_handle_joined_slow() - jbd2tune_handle_joined() with the key on
+ * @journal: the handle's journal
  * @start_jiffies: the handle's h_start_jiffies
  *
- * Called by start_this_handle() under the read side of j_state_lock, after
- * h_start_jiffies is set and before the handle can stop.
+ * Under the read side of j_state_lock.  Counts an early handle if the
+ * journal counts.
  */
-void jbd2tune_handle_joined(journal_t *journal, unsigned long start_jiffies)
+void jbd2tune_handle_joined_slow(journal_t *journal,
+				 unsigned long start_jiffies)
 {
 	struct jbd2tune_journal *jt = jbd2tune_of(journal);
 
+	if (!READ_ONCE(jt->lock_counting))
+		return;
 	if (jbd2tune_handle_early(jt, start_jiffies))
 		atomic_inc(&jt->lock_early_updates);
 }
 
 /**
- * jbd2tune_handle_leaving() - a handle is about to stop
- * @journal: its journal
+ * jbd2tune_handle_leaving_slow() - jbd2tune_handle_leaving() with the key on
+ * @journal: the handle's journal
  * @start_jiffies: the handle's h_start_jiffies
  *
- * Called by stop_this_handle() before it drops t_updates (the transaction
- * may be committed and freed after that); no locks needed.  Wakes a commit
+ * No locks needed (the transaction may be committed and freed once the
+ * caller drops t_updates, our journal state stays).  Wakes a commit
  * waiting in jbd2tune_lock_delay() when the last early handle stops.
  */
-void jbd2tune_handle_leaving(journal_t *journal, unsigned long start_jiffies)
+void jbd2tune_handle_leaving_slow(journal_t *journal,
+				  unsigned long start_jiffies)
 {
 	struct jbd2tune_journal *jt = jbd2tune_of(journal);
 
+	if (!READ_ONCE(jt->lock_counting))
+		return;
 	if (!jbd2tune_handle_early(jt, start_jiffies))
 		return;
 	if (!atomic_dec_and_test(&jt->lock_early_updates))
@@ -105,7 +138,8 @@ void jbd2tune_lock_delay(journal_t *journal)
 	DEFINE_WAIT(wait);
 	u64 start_ns;
 
-	if (!max_ms || !atomic_read(&jt->lock_early_updates))
+	if (!max_ms || !jt->lock_counting ||
+	    !atomic_read(&jt->lock_early_updates))
 		return;
 	WRITE_ONCE(jt->lock_delay_from, jiffies);
 	/* release: pairs with jbd2tune_handle_early() of a handle's stop */
@@ -135,14 +169,129 @@ void jbd2tune_lock_delay(journal_t *journal)
  * Called by jbd2_journal_commit_transaction() with the write side of
  * j_state_lock held, after jbd2_journal_wait_updates() and before
  * T_SWITCH: no handle is open, so every handle of the next transaction is
- * early again.
+ * early again.  Checks that no early handle is left counted (the count
+ * is reset to 0 after a warning), then switches counting on or off for
+ * the next transaction.
  */
 void jbd2tune_lock_delay_done(journal_t *journal)
 	__must_hold(&journal->j_state_lock)
 {
 	struct jbd2tune_journal *jt = jbd2tune_of(journal);
+	bool held, want;
 
-	WARN_ON_ONCE(atomic_read(&jt->lock_early_updates));
+	/*
+	 * jbd2_journal_wait_updates() has just read t_updates as 0.  Each
+	 * handle dropped its early count before its t_updates, with the
+	 * full barrier of atomic_dec_and_test() between the two; the read
+	 * barrier makes our read of the count come after that read of
+	 * t_updates (acquire), so it sees every handle's drop even on a
+	 * weakly ordered CPU and cannot warn falsely.
+	 */
+	smp_rmb();
+	/*
+	 * A count left over would make every later commit wait the whole
+	 * bound.  No handle is open (new ones wait for T_SWITCH to end
+	 * before they count), so it is safe to start again from 0.
+	 */
+	if (jt->lock_counting &&
+	    WARN_ON_ONCE(atomic_read(&jt->lock_early_updates)))
+		atomic_set(&jt->lock_early_updates, 0);
 	if (jt->lock_delay_active)
 		WRITE_ONCE(jt->lock_delay_active, false);
+
+	/*
+	 * The boundary where counting may change (see the head of the
+	 * file): on only with the knob set and the key reference taken.
+	 */
+	/* acquire: pairs with the setter's release once the key is on */
+	held = smp_load_acquire(&jt->lock_key_held);
+	want = held && READ_ONCE(jt->lock_delay_max_ms);
+	if (want != jt->lock_counting) {
+		atomic_set(&jt->lock_early_updates, 0);
+		WRITE_ONCE(jt->lock_counting, want);
+	}
+	if (!want && held)
+		schedule_work(&jt->lock_key_work);
+}
+
+/*
+ * Drop the journal's key reference once it no longer counts and its knob
+ * is 0.  The knob cannot become non-zero meanwhile (the setter takes
+ * lock_key_mutex), so no T_SWITCH sets lock_counting again until a
+ * setter has taken a new reference.
+ */
+static void jbd2tune_lock_key_work(struct work_struct *work)
+{
+	struct jbd2tune_journal *jt =
+		container_of(work, struct jbd2tune_journal, lock_key_work);
+	journal_t *journal = &jt->journal;
+	bool counting;
+
+	mutex_lock(&jt->lock_key_mutex);
+	read_lock(&journal->j_state_lock);
+	counting = jt->lock_counting;
+	read_unlock(&journal->j_state_lock);
+	if (jt->lock_key_held && !counting &&
+	    !READ_ONCE(jt->lock_delay_max_ms)) {
+		WRITE_ONCE(jt->lock_key_held, false);
+		static_branch_dec(&jbd2tune_lock_delay_key);
+	}
+	mutex_unlock(&jt->lock_key_mutex);
+}
+
+/**
+ * jbd2tune_lock_delay_kick() - let a newly set lock delay start counting soon
+ * @jt: the journal (loaded and registered); lock_delay_max_ms just set
+ *	non-zero and lock_key_held taken
+ *
+ * Counting starts at a T_SWITCH.  With no running transaction no handle
+ * is open, so it is switched on here, under the write side of
+ * j_state_lock; otherwise the running transaction's commit is started
+ * (not waited for), so the delay applies from the commit after it rather
+ * than after the next commit interval.  May sleep.
+ */
+void jbd2tune_lock_delay_kick(struct jbd2tune_journal *jt)
+{
+	journal_t *journal = &jt->journal;
+	tid_t tid = 0;
+	bool commit = false;
+
+	write_lock(&journal->j_state_lock);
+	if (jt->lock_counting || !jt->lock_key_held) {
+		/* already counting, or the knob was cleared meanwhile */
+	} else if (!journal->j_running_transaction) {
+		atomic_set(&jt->lock_early_updates, 0);
+		WRITE_ONCE(jt->lock_counting, true);
+	} else {
+		tid = journal->j_running_transaction->t_tid;
+		commit = true;
+	}
+	write_unlock(&journal->j_state_lock);
+	if (commit)
+		jbd2_log_start_commit(journal, tid);
+}
+
+/**
+ * jbd2tune_lock_delay_setup() - initialise a new journal's lock-delay state
+ * @jt: the journal, not yet visible to anyone
+ */
+void jbd2tune_lock_delay_setup(struct jbd2tune_journal *jt)
+{
+	mutex_init(&jt->lock_key_mutex);
+	INIT_WORK(&jt->lock_key_work, jbd2tune_lock_key_work);
+}
+
+/**
+ * jbd2tune_lock_delay_teardown() - drop a dying journal's key reference
+ * @jt: the journal; no handle, commit or knob write can come any more
+ *
+ * Waits for a queued lock_key_work.  May sleep.
+ */
+void jbd2tune_lock_delay_teardown(struct jbd2tune_journal *jt)
+{
+	cancel_work_sync(&jt->lock_key_work);
+	if (jt->lock_key_held) {
+		jt->lock_key_held = false;
+		static_branch_dec(&jbd2tune_lock_delay_key);
+	}
 }

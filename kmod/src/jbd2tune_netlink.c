@@ -90,6 +90,10 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 			{ JBD2TUNE_ATTR_LOCK_DELAYS,
 			  JBD2TUNE_ATTR_LOCK_DELAY_US,
 			  JBD2TUNE_ATTR_LOCK_DELAY_MAX_US } },
+		[JBD2TUNE_WAIT_CHECKPOINT_COMMIT] = {
+			{ JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAITS,
+			  JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAIT_US,
+			  JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAIT_MAX_US } },
 	};
 	static const u16 hist_attrs[JBD2TUNE_NR_WAITS] = {
 		[JBD2TUNE_WAIT_SHADOW] = JBD2TUNE_ATTR_SHADOW_WAIT_HIST,
@@ -98,6 +102,8 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 		[JBD2TUNE_WAIT_COMMIT_WAIT] = JBD2TUNE_ATTR_COMMIT_WAIT_HIST,
 		[JBD2TUNE_WAIT_COMMIT] = JBD2TUNE_ATTR_COMMIT_TIME_HIST,
 		[JBD2TUNE_WAIT_LOCK_DELAY] = JBD2TUNE_ATTR_LOCK_DELAY_HIST,
+		[JBD2TUNE_WAIT_CHECKPOINT_COMMIT] =
+			JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAIT_HIST,
 	};
 	int k;
 
@@ -136,7 +142,17 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_RECLAIM_BLOCKS,
 				s->reclaim_blocks) ||
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_LOGGED_BLOCKS,
-				s->logged_blocks))
+				s->logged_blocks) ||
+	    nla_put_u32(skb, JBD2TUNE_ATTR_FORCE_COPY_MAX_KIB,
+			s->force_copy_max_kib) ||
+	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_FORCE_COPY_BYTES,
+				s->force_copy_bytes) ||
+	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_FORCE_COPY_BYTES_PEAK,
+				s->force_copy_bytes_peak) ||
+	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_FORCE_COPY_STOPS,
+				s->force_copy_stops) ||
+	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_COPYOUTS_FORCED_CAPPED,
+				s->copyouts_forced_capped))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -144,11 +160,11 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 /* Size of a message from jbd2tune_nl_fill(), event attributes included. */
 static size_t jbd2tune_nl_msg_size(void)
 {
-	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 5 + 3;
+	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 5 + 3 + 4;
 
 	return nla_total_size(JBD2TUNE_NAME_MAX) +	/* name */
 	       2 * nla_total_size(sizeof(u8)) +		/* knobs */
-	       nla_total_size(sizeof(u32)) +		/* lock_delay_max_ms */
+	       2 * nla_total_size(sizeof(u32)) +	/* lock_delay, cap */
 	       2 * nla_total_size(sizeof(u8)) +		/* watermark range */
 	       nla_total_size(sizeof(u8)) +		/* stall kind */
 	       u64_attrs * nla_total_size_64bit(sizeof(u64)) +

@@ -109,15 +109,25 @@ static bool jbd2tune_have_checkpoint(journal_t *journal)
 	return ret;
 }
 
-/* Blocks the log tail moved forward from @old to @new (0: unknown). */
-static u64 jbd2tune_tail_moved(journal_t *journal, unsigned long old,
-			       unsigned long new)
+/**
+ * jbd2tune_tail_moved() - the log tail moved forward
+ * @journal: the journal
+ * @freed_blocks: blocks the move released
+ *
+ * Called by __jbd2_update_log_tail() with j_checkpoint_mutex held, after
+ * the new tail is on disk, whoever moved it (the commit thread, a handle
+ * start short of space, jbd2_journal_flush(), the reclaim work).  Only the
+ * reclaim work's own moves are credited to it: j_checkpoint_mutex is
+ * dropped inside jbd2_log_do_checkpoint() while it waits for a commit, and
+ * others may move the tail meanwhile.  Lock-free: reclaim_task equals
+ * current only in the work itself, which alone writes reclaim_released.
+ */
+void jbd2tune_tail_moved(journal_t *journal, unsigned long freed_blocks)
 {
-	if (!old || !new || old == new)
-		return 0;
-	if (new > old)
-		return new - old;
-	return (journal->j_last - old) + (new - journal->j_first);
+	struct jbd2tune_journal *jt = jbd2tune_of(journal);
+
+	if (READ_ONCE(jt->reclaim_task) == current)
+		jt->reclaim_released += freed_blocks;
 }
 
 /*
@@ -144,9 +154,11 @@ static void jbd2tune_reclaim_backoff(struct jbd2tune_journal *jt, bool on)
  * iteration, taking j_checkpoint_mutex for each iteration only (the
  * commit thread needs it to move the tail), with no spinlock held across
  * jbd2_log_do_checkpoint() (which drops the mutex itself when it has to
- * wait for a commit).  The tail moves only under that mutex, so the tail
- * moves seen inside one iteration are this run's: they are what
- * reclaim_blocks counts.  The loop ends once free space reaches the
+ * wait for a commit, so the commit thread or a handle start may move the
+ * tail in the middle of an iteration).  What an iteration released is
+ * what the tail moves made by this work itself released
+ * (jbd2tune_tail_moved()): that is what reclaim_blocks counts and what the
+ * back-off looks at.  The loop ends once free space reaches the
  * watermark; when nothing is left to checkpoint, or two iterations in a
  * row release nothing, it backs off (see jbd2tune_reclaim_backoff()).
  */
@@ -155,14 +167,14 @@ static void jbd2tune_reclaim_work(struct work_struct *work)
 	struct jbd2tune_journal *jt =
 		container_of(work, struct jbd2tune_journal, reclaim_work);
 	journal_t *journal = &jt->journal;
-	unsigned long tail;
 	bool backoff = false;
 	unsigned int pct;
 	int stuck = 0;
-	u64 released;
+	u64 before, released;
 	int err;
 
 	atomic64_inc(&jt->reclaim_runs);
+	WRITE_ONCE(jt->reclaim_task, current);
 	for (;;) {
 		pct = READ_ONCE(jt->reclaim_watermark_pct);
 		if (!pct || jbd2tune_free_blocks(journal) >=
@@ -172,15 +184,14 @@ static void jbd2tune_reclaim_work(struct work_struct *work)
 		    is_journal_aborted(journal))
 			break;
 		mutex_lock_io(&journal->j_checkpoint_mutex);
-		tail = READ_ONCE(journal->j_tail);
+		before = jt->reclaim_released;
 		if (!jbd2tune_have_checkpoint(journal)) {
 			jbd2_cleanup_journal_tail(journal);
 			err = 1;
 		} else {
 			err = jbd2_log_do_checkpoint(journal);
 		}
-		released = jbd2tune_tail_moved(journal, tail,
-					       READ_ONCE(journal->j_tail));
+		released = jt->reclaim_released - before;
 		mutex_unlock(&journal->j_checkpoint_mutex);
 		if (released)
 			atomic64_add(released, &jt->reclaim_blocks);
@@ -198,6 +209,7 @@ static void jbd2tune_reclaim_work(struct work_struct *work)
 		}
 		cond_resched();
 	}
+	WRITE_ONCE(jt->reclaim_task, NULL);
 	jbd2tune_reclaim_backoff(jt, backoff);
 
 	/* Let the next handle start that sees low space queue us again. */

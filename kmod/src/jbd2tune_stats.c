@@ -10,6 +10,8 @@
 
 #include <linux/log2.h>
 #include <linux/math64.h>
+#include <linux/sched.h>
+#include <linux/wait.h>
 
 #include "jbd2tune.h"
 
@@ -56,6 +58,36 @@ void jbd2tune_wait_done(journal_t *journal, enum jbd2tune_wait_kind kind,
 	atomic64_inc(&ws->count);
 	jbd2tune_trace_wait(journal, kind, us);
 	jbd2tune_events_wait(journal, kind, us);
+}
+
+/**
+ * jbd2tune_sleep_for_commit() - sleep until a transaction is committed
+ * @journal: the journal
+ * @tid: the transaction to wait for
+ * @start_ns: when the caller's wait began, 0 if it has not slept yet
+ *
+ * Called by jbd2tune_log_wait_commit() without j_state_lock, in place of
+ * the wait_event() on j_wait_done_commit: the same wait, which also
+ * notes whether the task went to sleep at all.  Uninterruptible.
+ *
+ * Return: @start_ns if non-zero, else the time of the first sleep, or 0
+ * when the transaction was committed before the task had to sleep.
+ */
+u64 jbd2tune_sleep_for_commit(journal_t *journal, tid_t tid, u64 start_ns)
+{
+	DEFINE_WAIT(wait);
+
+	for (;;) {
+		prepare_to_wait(&journal->j_wait_done_commit, &wait,
+				TASK_UNINTERRUPTIBLE);
+		if (!tid_gt(tid, READ_ONCE(journal->j_commit_sequence)))
+			break;
+		if (!start_ns)
+			start_ns = jbd2tune_wait_begin();
+		schedule();
+	}
+	finish_wait(&journal->j_wait_done_commit, &wait);
+	return start_ns;
 }
 
 /**
@@ -143,8 +175,22 @@ u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig)
 	case JBD2TUNE_FIG_LOCK_DELAY_MAX_US:
 		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_LOCK_DELAY,
 					    fig - JBD2TUNE_FIG_LOCK_DELAYS);
+	case JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAITS:
+	case JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAIT_US:
+	case JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAIT_MAX_US:
+		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_CHECKPOINT_COMMIT,
+					    fig -
+					    JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAITS);
 	case JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED:
 		return atomic64_read(&jt->copyouts_forced_failed);
+	case JBD2TUNE_FIG_FORCE_COPY_BYTES:
+		return atomic64_read(&jt->force_copy_bytes);
+	case JBD2TUNE_FIG_FORCE_COPY_BYTES_PEAK:
+		return atomic64_read(&jt->force_copy_bytes_peak);
+	case JBD2TUNE_FIG_FORCE_COPY_STOPS:
+		return atomic64_read(&jt->force_copy_stops);
+	case JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED:
+		return atomic64_read(&jt->copyouts_forced_capped);
 	case JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT:
 	case JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT:
 		jbd2tune_watermark_range(journal, &lo, &hi);
@@ -214,4 +260,9 @@ void jbd2tune_snapshot(struct jbd2tune_journal *jt,
 	snap->reclaim_runs = atomic64_read(&jt->reclaim_runs);
 	snap->reclaim_blocks = atomic64_read(&jt->reclaim_blocks);
 	snap->logged_blocks = atomic64_read(&jt->logged_blocks);
+	snap->force_copy_max_kib = READ_ONCE(jt->force_copy_max_kib);
+	snap->force_copy_bytes = atomic64_read(&jt->force_copy_bytes);
+	snap->force_copy_bytes_peak = atomic64_read(&jt->force_copy_bytes_peak);
+	snap->force_copy_stops = atomic64_read(&jt->force_copy_stops);
+	snap->copyouts_forced_capped = atomic64_read(&jt->copyouts_forced_capped);
 }

@@ -37,6 +37,9 @@ void jbd2tune_trace_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
 	case JBD2TUNE_WAIT_LOCK_DELAY:
 		trace_jbd2tune_lock_delay(dev, duration_us);
 		break;
+	case JBD2TUNE_WAIT_CHECKPOINT_COMMIT:
+		trace_jbd2tune_checkpoint_commit_wait(dev, duration_us);
+		break;
 	default:
 		trace_jbd2tune_locked_wait(dev, duration_us);
 		break;

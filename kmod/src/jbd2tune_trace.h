@@ -51,6 +51,10 @@ DEFINE_EVENT(jbd2tune_wait, jbd2tune_lock_delay,
 	     TP_PROTO(dev_t dev, u64 duration_us),
 	     TP_ARGS(dev, duration_us));
 
+DEFINE_EVENT(jbd2tune_wait, jbd2tune_checkpoint_commit_wait,
+	     TP_PROTO(dev_t dev, u64 duration_us),
+	     TP_ARGS(dev, duration_us));
+
 #endif /* _JBD2TUNE_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

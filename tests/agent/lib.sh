@@ -62,8 +62,8 @@ fake_journal_old() {
 }
 
 # fake_journal ROOT NAME - a quiet journal group with every file of the
-# current module: also commit waits, commits, logged_blocks and the reclaim
-# limits, those 6.1 gives this journal (threshold 8192 of 32768 blocks:
+# current module: also commit waits, commits, logged_blocks, lock_delay_max_ms
+# and the reclaim limits, those 6.1 gives this journal (threshold 8192 of 32768 blocks:
 # 25 % + 5 = 30; reach (32767 - 8192 - 32) / 32768 = 74 %)
 fake_journal() {
 	local d=$1/$2
@@ -79,6 +79,7 @@ fake_journal() {
 	echo 30 > "$d/reclaim_watermark_min_pct"
 	echo 74 > "$d/reclaim_watermark_max_pct"
 	echo 0 > "$d/logged_blocks"
+	echo 0 > "$d/lock_delay_max_ms"
 }
 
 # add_commits DIR COMMITS BLOCKS - COMMITS more commits that logged BLOCKS
@@ -114,7 +115,29 @@ put() {
 	echo "$2" > "$1.tmp.$$" && mv -f "$1.tmp.$$" "$1"
 }
 
+# the order of the trials' on/off blocks: fixed, so that a run repeats
+export JBD2_TUNED_SEED=${JBD2_TUNED_SEED:-1}
+
+# harmful_copy_load DIR FLAG - forever, every 100 ms, on the fake journal DIR:
+# 3 commit waits in [32, 64) ms while force_copy is off, 4x longer
+# ([128, 256) ms) while it is on; once the file FLAG exists, also 5 shadow
+# waits of 32..64 ms while force_copy is off.  Run it in the background: one
+# writer for all files, so no update is lost.
+harmful_copy_load() {
+	local d=$1 flag=$2
+	while :; do
+		if [ "$(cat "$d/force_copy")" = 1 ]; then
+			add_waits "$d" commit 3 17
+		else
+			add_waits "$d" commit 3 15
+			[ -e "$flag" ] && add_waits "$d" shadow 5 15
+		fi
+		sleep 0.1
+	done
+}
+
 # write_policy FILE [extra lines...] - a policy with a short interval/window
+# and trial blocks of 1 s
 write_policy() {
 	local f=$1; shift
 	{
@@ -124,18 +147,23 @@ write_policy() {
 		echo "restore_on_exit = true"
 		echo "[defaults]"
 		echo "force_copy = auto"
-		echo "force_copy_on_p99_ms = 10"
-		echo "force_copy_min_waits = 10"
-		echo "force_copy_hold_s = 3600"
+		echo "stall_budget_ms_per_s = 10"
+		echo "stall_wait_min_ms = 10"
+		echo "trial_block_s = 1"
+		echo "recheck_s = 3600"
 		echo "reclaim = off"
 		printf '%s\n' "$@"
 	} > "$f"
 }
 
 # start_agent LOG ARGS... - run the agent in the background; sets AGENT_PID
+# (what the agent learns goes to $tmp/state unless JBD2_TUNED_STATE_DIR says
+# otherwise, never to the machine's /run/jbd2-tuned)
 start_agent() {
 	local log=$1; shift
-	"$JT_BIN" "$@" > "$log" 2>&1 &
+	JBD2_TUNED_STATE_DIR=${JBD2_TUNED_STATE_DIR:-$tmp/state} \
+		JBD2_TUNED_METRICS_DIR=${JBD2_TUNED_METRICS_DIR:-$tmp/textfile} \
+		"$JT_BIN" "$@" > "$log" 2>&1 &
 	AGENT_PID=$!
 }
 

@@ -31,7 +31,11 @@ fi
 fake_journal "$cfs" vda-8
 fake_journal "$cfs" vdb-12
 write_policy "$tmp/p.conf"
-sed -i 's/^window_s = 2/window_s = 60/' "$tmp/p.conf"
+# 30 s trial blocks: the first (on, JBD2_TUNED_SEED) lasts while the
+# checks below read ForceCopy and write the knob as an administrator (with
+# 1 s blocks a loaded host saw the off block come first: b false)
+sed -i -e 's/^window_s = 2/window_s = 60/' -e 's/^trial_block_s = 1$/trial_block_s = 30/' "$tmp/p.conf"
+grep -q '^trial_block_s = 30$' "$tmp/p.conf" || { result FAIL "$JT_SUITE: $S: policy (write_policy changed?)"; exit 1; }
 start_agent "$log" --config "$tmp/p.conf" --configfs-root "$cfs" --no-netlink --bus "$BUS_ADDR"
 wait_for 5 bc status org.jbd2tune1 > /dev/null 2>&1
 sleep 0.3
@@ -62,7 +66,7 @@ for p in "Name s" "MountPoint s" "ForceCopy b" "ForceCopyMode s" "ReclaimWaterma
 	"LockedWaits t" "LastDecision s" "LastDecisionUsec t" "CommitWaits t" \
 	"CommitWaitP99Usec t" "Commits t" "ReclaimWatermarkMinPct u" "ReclaimWatermarkMaxPct u" \
 	"OutcomeChecks b" "LastOutcome s" "ForceCopyRetryUsec t" "ReclaimRetryUsec t" \
-	"Advice s"; do
+	"Advice s" "LockDelayMs u" "LockDelayMode s" "LockDelayRetryUsec t"; do
 	grep -Eq "^\.${p% *} +property +${p#* } " "$tmp/intro-j" || { echo "# missing $p"; ok=0; }
 done
 check "$S: introspect of a journal shows every SPEC property with its type" [ $ok = 1 ]
@@ -88,6 +92,8 @@ check "$S: ForceCopy" prop_is $J/vdb_2d12 $JI ForceCopy 'b false'
 check "$S: ForceCopyMode" prop_is $J/vdb_2d12 $JI ForceCopyMode 's "auto"'
 check "$S: ReclaimWatermarkPct" prop_is $J/vdb_2d12 $JI ReclaimWatermarkPct 'u 0'
 check "$S: ReclaimMode" prop_is $J/vdb_2d12 $JI ReclaimMode 's "off"'
+check "$S: LockDelayMs" prop_is $J/vdb_2d12 $JI LockDelayMs 'u 0'
+check "$S: LockDelayMode (off as shipped)" prop_is $J/vdb_2d12 $JI LockDelayMode 's "off"'
 check "$S: LogBlocks" prop_is $J/vdb_2d12 $JI LogBlocks 'u 16384'
 check "$S: FreeBlocks" prop_is $J/vdb_2d12 $JI FreeBlocks 'u 8192'
 check "$S: FreePct" prop_is $J/vdb_2d12 $JI FreePct 'd 50'
@@ -129,18 +135,18 @@ busctl --address="$BUS_ADDR" monitor org.jbd2tune1 > "$tmp/monitor" 2>&1 &
 MON_PID=$!
 sleep 0.5
 add_waits "$cfs/vdb-12" shadow 20 15
-wait_for 3 file_is "$cfs/vdb-12/force_copy" 1
+wait_for 4 file_is "$cfs/vdb-12/force_copy" 1
 sleep 0.3
 check "$S: ForceCopy and LastDecision follow the decision" eval '
 	prop_is $J/vdb_2d12 $JI ForceCopy "b true" &&
-	bc get-property org.jbd2tune1 $J/vdb_2d12 $JI LastDecision | grep -q "^s \"force_copy 0->1: shadow-wait p99"'
+	bc get-property org.jbd2tune1 $J/vdb_2d12 $JI LastDecision | grep -q "^s \"force_copy 0->1: trial of 0->1, pair 1 of 3..10, on block (30 s)"'
 put "$cfs/vdb-12/force_copy" 0		# an administrator takes the knob over
 wait_for 3 grep -q "vdb-12: force_copy 0: written by someone else" "$log"
 sleep 0.3
 kill $MON_PID; wait $MON_PID 2>/dev/null; MON_PID=
 check "$S: a decision emits the Decision signal with its figures" eval '
 	grep -A8 "Member=Decision" "$tmp/monitor" | grep -q "STRING \"vdb-12\";" &&
-	grep -A8 "Member=Decision" "$tmp/monitor" | grep -q "STRING \"shadow-wait p99 .* ms > 10 ms over .* (23 waits)\";"'
+	grep -A8 "Member=Decision" "$tmp/monitor" | grep -q "STRING \"trial of 0->1, pair 1 of 3..10, on block (30 s)\";"'
 check "$S: a decision emits PropertiesChanged on the journal" eval '
 	grep "Member=PropertiesChanged" "$tmp/monitor" | grep -q "Path=$J/vdb_2d12 " &&
 	grep -A8 "Path=$J/vdb_2d12 .*PropertiesChanged" "$tmp/monitor" | grep -q "STRING \"ForceCopy\";"'
@@ -154,6 +160,11 @@ out=$(dsend $M $MI.SetMode string:vda-8 string:force_copy string:on)
 check "$S: SetMode as root succeeds" eval '! grep -q "^Error" <<< "$out"'
 check "$S: SetMode as root changes the knob" wait_for 2 file_is "$cfs/vda-8/force_copy" 1
 check "$S: SetMode as root changes the mode" prop_is $J/vda_2d8 $JI ForceCopyMode 's "on"'
+out=$(dsend $M $MI.SetMode string:vda-8 string:lock_delay string:on)
+check "$S: SetMode of lock_delay on writes lock_delay_ms (1000)" eval '
+	! grep -q "^Error" <<< "$out" && wait_for 2 file_is "$cfs/vda-8/lock_delay_max_ms" 1000'
+check "$S: ... LockDelayMode on, LockDelayMs 1000" eval '
+	prop_is $J/vda_2d8 $JI LockDelayMode "s \"on\"" && prop_is $J/vda_2d8 $JI LockDelayMs "u 1000"'
 out=$(dsend_nobody $M $MI.SetMode string:vda-8 string:force_copy string:off)
 check "$S: SetMode as uid 65534 is AccessDenied" \
 	grep -q "^Error org.freedesktop.DBus.Error.AccessDenied" <<< "$out"
@@ -177,8 +188,14 @@ check "$S: Reload of a bad policy is InvalidPolicy with file:line: key: why" \
 	grep -q "^Error org.jbd2tune1.Error.InvalidPolicy: $tmp/p.conf:[0-9]*: bogus: unknown key" <<< "$out"
 cp "$tmp/p.good" "$tmp/p.conf"
 out=$(dsend $M $MI.Reload)
-check "$S: Reload as root succeeds and forgets SetMode" eval '! grep -q "^Error" <<< "$out" &&
-	prop_is $J/vda_2d8 $JI ForceCopyMode "s \"auto\""'
+check "$S: Reload as root succeeds; vda-8's policy did not change: SetMode stays" eval '
+	! grep -q "^Error" <<< "$out" && prop_is $J/vda_2d8 $JI ForceCopyMode "s \"on\""'
+printf '[journal vda-8]\nstall_budget_ms_per_s = 20\n' >> "$tmp/p.conf"
+out=$(dsend $M $MI.Reload)
+check "$S: a Reload that changes vda-8's policy forgets its SetMode" eval '
+	! grep -q "^Error" <<< "$out" && wait_for 2 prop_is $J/vda_2d8 $JI ForceCopyMode "s \"auto\""'
+check "$S: ... lock_delay off again: lock_delay_max_ms back at the value found" eval '
+	wait_for 2 file_is "$cfs/vda-8/lock_delay_max_ms" 0 && prop_is $J/vda_2d8 $JI LockDelayMode "s \"off\""'
 
 # --- objects appear and vanish with journals --------------------------------
 busctl --address="$BUS_ADDR" monitor org.jbd2tune1 > "$tmp/monitor3" 2>&1 &
@@ -237,7 +254,10 @@ check "$S: SIGTERM on the bus exits 0" [ "$AGENT_RC" = 0 ]
 dest=$tmp/dest
 if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$PROJECT_TOP/agent" install DESTDIR="$dest" PREFIX=/usr > "$tmp/install.log" 2>&1; then
 	ok=1
-	for f in usr/sbin/jbd2-tuned usr/lib/systemd/system/jbd2-tuned.service etc/jbd2-tuned.conf \
+	# systemd's unit directory for PREFIX=/usr (/lib/systemd/system on Debian 12)
+	unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+	unitdir=${unitdir:-/usr/lib/systemd/system}
+	for f in usr/sbin/jbd2-tuned "${unitdir#/}/jbd2-tuned.service" etc/jbd2-tuned.conf \
 		usr/share/dbus-1/system.d/org.jbd2tune1.conf usr/share/man/man8/jbd2-tuned.8 \
 		usr/share/man/man5/jbd2-tuned.conf.5; do
 		[ -f "$dest/$f" ] || { echo "# not installed: $f"; ok=0; }

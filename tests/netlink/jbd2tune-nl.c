@@ -69,6 +69,7 @@ static const struct field u8_fields[] = {
 /* the u32 knobs, in configfs file names */
 static const struct field u32_fields[] = {
 	{ JBD2TUNE_ATTR_LOCK_DELAY_MAX_MS, "lock_delay_max_ms" },
+	{ JBD2TUNE_ATTR_FORCE_COPY_MAX_KIB, "force_copy_max_kib" },
 };
 
 /* the u64 figures, in configfs file names */
@@ -101,6 +102,13 @@ static const struct field u64_fields[] = {
 	{ JBD2TUNE_ATTR_LOCK_DELAYS, "lock_delays" },
 	{ JBD2TUNE_ATTR_LOCK_DELAY_US, "lock_delay_us" },
 	{ JBD2TUNE_ATTR_LOCK_DELAY_MAX_US, "lock_delay_max_us" },
+	{ JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAITS, "checkpoint_commit_waits" },
+	{ JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAIT_US, "checkpoint_commit_wait_us" },
+	{ JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAIT_MAX_US, "checkpoint_commit_wait_max_us" },
+	{ JBD2TUNE_ATTR_FORCE_COPY_BYTES, "force_copy_bytes" },
+	{ JBD2TUNE_ATTR_FORCE_COPY_BYTES_PEAK, "force_copy_bytes_peak" },
+	{ JBD2TUNE_ATTR_FORCE_COPY_STOPS, "force_copy_stops" },
+	{ JBD2TUNE_ATTR_COPYOUTS_FORCED_CAPPED, "copyouts_forced_capped" },
 };
 
 static const struct field hist_fields[] = {
@@ -110,6 +118,7 @@ static const struct field hist_fields[] = {
 	{ JBD2TUNE_ATTR_COMMIT_WAIT_HIST, "commit_wait_hist" },
 	{ JBD2TUNE_ATTR_COMMIT_TIME_HIST, "commit_time_hist" },
 	{ JBD2TUNE_ATTR_LOCK_DELAY_HIST, "lock_delay_hist" },
+	{ JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAIT_HIST, "checkpoint_commit_wait_hist" },
 };
 
 static const char *const cmd_names[] = {

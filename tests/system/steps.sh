@@ -164,12 +164,13 @@ step_etc_before() {
 }
 
 step_apt_install() {
-	: "apt install ./jbd2-tune-dkms_*.deb ./jbd2-tuned_*.deb (no network)"
-	mkdir -p /root/debs
-	tar -xf /dev/vdc -C /root/debs || fail "no packages on /dev/vdc"
-	cd /root/debs || fail "cd /root/debs"
+	: "apt install ./build/deb/jbd2-tune-dkms_*.deb ./build/deb/jbd2-tuned_*.deb (no network)"
+	# where `make deb` leaves them in a clone (README.md, "Install")
+	mkdir -p /root/jbd2-tune/build/deb
+	tar -xf /dev/vdc -C /root/jbd2-tune/build/deb || fail "no packages on /dev/vdc"
+	cd /root/jbd2-tune || fail "cd /root/jbd2-tune"
 	local t0=$SECONDS
-	stamped apt install -y ./jbd2-tune-dkms_*_all.deb ./jbd2-tuned_*_amd64.deb ||
+	stamped apt install -y ./build/deb/jbd2-tune-dkms_*_all.deb ./build/deb/jbd2-tuned_*_amd64.deb ||
 		fail "apt install failed"
 	echo "apt install took $((SECONDS - t0)) s"
 	cd /
@@ -251,16 +252,37 @@ step_service() {
 		fail "journalctl -u jbd2-tuned has no 'started: policy from' line"
 }
 
+step_tunectl() {
+	: "jbd2-tunectl status and show / on the root journal, also as another user"
+	local j out
+	j=$(root_journal)
+	wait_for 20 sh -c "jbd2-tunectl status | grep -q '^$j '"
+	run jbd2-tunectl status || fail "jbd2-tunectl status failed"
+	out=$(jbd2-tunectl status)
+	echo "$out" | has -E "^$j +/dev/vda +/ +(auto|on|off|manual) [01] +(auto|on|off|manual) [0-9]+% " ||
+		fail "jbd2-tunectl status has no line '$j /dev/vda / <mode> <value> ...'"
+	run jbd2-tunectl show / || fail "jbd2-tunectl show / failed"
+	jbd2-tunectl show / | has -F "$j (/org/jbd2tune1/journal/" || fail "jbd2-tunectl show / is not $j"
+	jbd2-tunectl show / | has -E '^  Policy +force_copy=' || fail "show has no resolved Policy"
+	echo "# jbd2-tunectl --json status as user nobody"
+	out=$(runuser -u nobody -- jbd2-tunectl --json status) || fail "jbd2-tunectl --json status as nobody failed"
+	echo "$out" | head -c 400; echo
+	echo "$out" | has -F "\"Name\":\"$j\"" || fail "jbd2-tunectl --json status as nobody has no $j"
+}
+
 step_metrics_file() {
-	: "metrics_file in a drop-in, systemctl reload: the agent writes it"
-	mkdir -p /etc/jbd2-tuned.conf.d
-	printf '[agent]\nmetrics_file = /run/jbd2-tuned/jbd2-tuned.prom\n' \
-		> /etc/jbd2-tuned.conf.d/50-metrics.conf
-	run cat /etc/jbd2-tuned.conf.d/50-metrics.conf
-	run systemctl reload jbd2-tuned || fail "systemctl reload failed"
-	wait_for 20 test -s /run/jbd2-tuned/jbd2-tuned.prom ||
-		fail "no /run/jbd2-tuned/jbd2-tuned.prom 20 s after the reload"
-	run ls -l /run/jbd2-tuned/
+	: "with no setting, the agent writes node_exporter's textfile directory, and removes the file on stop"
+	local d=/var/lib/prometheus/node-exporter
+	run cat /etc/default/prometheus-node-exporter
+	grep -q '^ARGS=""' /etc/default/prometheus-node-exporter ||
+		fail "node_exporter does not run with its default arguments"
+	wait_for 20 test -s $d/jbd2-tuned.prom || fail "no $d/jbd2-tuned.prom 20 s after the start"
+	run ls -l $d/
+	run journalctl -b -u jbd2-tuned --no-pager -o cat --grep "metrics"
+	run systemctl stop jbd2-tuned
+	[ ! -e $d/jbd2-tuned.prom ] || fail "$d/jbd2-tuned.prom is still there after systemctl stop"
+	run systemctl start jbd2-tuned || fail "systemctl start failed"
+	wait_for 20 test -s $d/jbd2-tuned.prom || fail "no $d/jbd2-tuned.prom 20 s after the restart"
 }
 
 # load_start - the demo's kind of load on the throttled /dev/vdb: a small
@@ -314,9 +336,16 @@ load_stop() {
 	echo "load stopped"
 }
 
+# verdict_of JOURNAL KNOB - the agent's first verdict on a trial of KNOB
+# in this boot's journal; fails while there is none
+verdict_of() {
+	journalctl -b -u jbd2-tuned --no-pager -o cat |
+		grep -m1 -E "^$1: $2 [0-9]+->[0-9]+(: kept: | kept: | reverted: | not kept: )"
+}
+
 step_knob_write() {
-	: "under the shipped unit the agent turns force_copy on for a stalling journal"
-	local j=vdb-8 t0 i
+	: "under the shipped unit the agent tries force_copy on a stalling journal; its verdict, the knob and the bus agree"
+	local j=vdb-8 t0 i want
 	run systemctl show jbd2-tuned -p ProtectSystem -p ProtectKernelTunables \
 		-p ReadWritePaths -p CapabilityBoundingSet -p NoNewPrivileges
 	load_start
@@ -328,10 +357,46 @@ step_knob_write() {
 	done
 	echo "shadow waits: $(knob $j shadow_waits); force_copy: $(knob $j force_copy) after $((SECONDS - t0)) s"
 	[ "$(knob $j force_copy)" = 1 ] || fail "the agent did not turn force_copy on for $j in 300 s"
+	# that was the trial's first on-block: the knob goes off and on with the
+	# blocks until the verdict, which says "kept" or "reverted"/"not kept"
+	t0=$SECONDS
+	wait_for 600 verdict_of $j force_copy ||
+		fail "no verdict on the trial of force_copy for $j in 600 s"
+	echo "verdict after $((SECONDS - t0)) s: $(verdict_of $j force_copy)"
+	# Kept, or undone with the evidence: on this load both are seen (kept
+	# after 84 s in one make check; in another the trial began 2 s into
+	# the load, its first on-block met the load's slow first commits, and
+	# the harm test undid it: "harm after 3 blocks: ... commit-wait mean
+	# 83.5 vs 14.3 ms").  Either way the knob, the bus and the verdict agree.
+	if verdict_of $j force_copy | has -E "force_copy 0->1(: kept: | kept: )"; then
+		[ "$(knob $j force_copy)" = 1 ] || fail "kept, yet $CFS/$j/force_copy is $(knob $j force_copy)"
+		want="b true"
+	else
+		verdict_of $j force_copy | has -E "(harm|no relief|inconclusive|costly) after [0-9]+ blocks?: .*(harm z|relief p)" ||
+			fail "force_copy on $j undone without its figures: $(verdict_of $j force_copy)"
+		[ "$(knob $j force_copy)" = 0 ] || fail "undone, yet $CFS/$j/force_copy is $(knob $j force_copy)"
+		want="b false"
+	fi
 	run busctl --system get-property org.jbd2tune1 "$(obj $j)" org.jbd2tune1.Journal ForceCopy
-	[ "$(jprop $j ForceCopy)" = "b true" ] || fail "ForceCopy of $j is $(jprop $j ForceCopy)"
+	[ "$(jprop $j ForceCopy)" = "$want" ] || fail "ForceCopy of $j is $(jprop $j ForceCopy), not $want"
 	run busctl --system get-property org.jbd2tune1 "$(obj $j)" org.jbd2tune1.Journal LastDecision
 	run journalctl -b -u jbd2-tuned --no-pager -o cat --grep "$j: force_copy 0->1"
+}
+
+step_journal_query() {
+	: "journalctl MESSAGE_ID=... finds the decision with its fields; jbd2-tunectl history has it"
+	local j=vdb-8 out
+	run journalctl -b -o verbose --no-pager MESSAGE_ID=9395d8adb83846a4b584dea986a43e03 JBD2_JOURNAL=$j
+	out=$(journalctl -b -o verbose --no-pager MESSAGE_ID=9395d8adb83846a4b584dea986a43e03 JBD2_JOURNAL=$j)
+	echo "$out" | has '^ *JBD2_KNOB=force_copy$' && echo "$out" | has '^ *JBD2_NEW=1$' &&
+		echo "$out" | has -E '^ *JBD2_REASON=(re-check )?trial of 0->1' ||
+		fail "no structured entry JBD2_KNOB=force_copy JBD2_NEW=1 JBD2_REASON=trial of 0->1 ... for $j"
+	run journalctl -b -x --no-pager -n 20 MESSAGE_ID=9395d8adb83846a4b584dea986a43e03
+	journalctl -b -x --no-pager MESSAGE_ID=9395d8adb83846a4b584dea986a43e03 |
+		has 'jbd2-tuned changed a journal knob' || fail "journalctl -x shows no catalog text"
+	run jbd2-tunectl history $j || fail "jbd2-tunectl history $j failed"
+	jbd2-tunectl history $j | has -E "decision +force_copy 0->1: (re-check )?trial of 0->1" ||
+		fail "jbd2-tunectl history $j has no force_copy 0->1"
 }
 
 step_node_exporter() {
@@ -379,14 +444,14 @@ step_node_exporter() {
 }
 
 step_reload_broken() {
-	: "systemctl reload with a broken drop-in: file:line: key: why, the policy stays"
+	: "systemctl reload with a broken drop-in fails with file:line: key: why, the policy stays"
 	local since files_before files_after
 	files_before=$("${BUS[@]}" get-property "${MGR[@]}" PolicyFiles)
 	printf '[defaults]\nforce_copy = sometimes\n' > /etc/jbd2-tuned.conf.d/90-broken.conf
 	run cat /etc/jbd2-tuned.conf.d/90-broken.conf
 	since=$(date '+%Y-%m-%d %H:%M:%S')
 	sleep 1
-	run systemctl reload jbd2-tuned || fail "systemctl reload failed"
+	run systemctl reload jbd2-tuned && fail "systemctl reload succeeded with a refused file"
 	wait_for 20 sh -c "journalctl -u jbd2-tuned --since '$since' -o cat | grep -q 'keeping the old policy'"
 	run journalctl -u jbd2-tuned --since "$since" --no-pager -o cat
 	journalctl -u jbd2-tuned --since "$since" -o cat |
@@ -424,7 +489,9 @@ step_non_root() {
 
 step_kill_9() {
 	: "kill -9 the agent: systemd restarts it, D-Bus and configfs agree"
-	local pid new j fc prop before after
+	local pid new j fc prop before after starts
+	# starts so far this boot (the metrics_file step stops and starts it)
+	starts=$(journalctl -b -u jbd2-tuned -o cat | grep -c '^started: policy from')
 	# a knob the agent has set for sure (its own decisions under the load
 	# may have been reverted by now), then no load, so that nothing moves
 	# the knobs in the first window after the restart
@@ -442,8 +509,9 @@ step_kill_9() {
 		fail "the restarted agent shows no $(obj vdb-8)"
 	sleep 2
 	# nothing restores a killed agent's knobs: what it set stays in force,
-	# and the new process takes every knob as it finds it (and would put
-	# back these values on stop)
+	# and the new process takes over what the killed one learned from
+	# /run/jbd2-tuned/state (the values found before any agent wrote,
+	# overrides, back-offs), so nothing here is taken as an administrator's
 	for j in $(ls "$CFS"); do
 		fc=$(knob "$j" force_copy)
 		prop=$(jprop "$j" ForceCopy)
@@ -460,7 +528,7 @@ step_kill_9() {
 	echo "knobs after:  $(echo $after)"
 	[ "$before" = "$after" ] || fail "the knobs changed across the kill and restart"
 	journalctl -b -u jbd2-tuned -o cat | grep -c '^started: policy from' |
-		grep -qx 2 || fail "the journal does not show two starts this boot"
+		grep -qx $((starts + 1)) || fail "the journal does not show one start more than the $starts before the kill"
 }
 
 step_stop_restores() {
@@ -471,12 +539,40 @@ step_stop_restores() {
 	echo "$j force_copy: $(knob "$j" force_copy); vdb-8: $(knob vdb-8 force_copy)"
 	run systemctl stop jbd2-tuned
 	echo "$j force_copy: $(knob "$j" force_copy) (found 0 by this process)"
-	echo "vdb-8 force_copy: $(knob vdb-8 force_copy) (found 1 by this process)"
+	echo "vdb-8 force_copy: $(knob vdb-8 force_copy) (0 when found, before any agent wrote it)"
 	[ "$(knob "$j" force_copy)" = 0 ] || fail "$j force_copy not restored to 0 on stop"
-	[ "$(knob vdb-8 force_copy)" = 1 ] || fail "vdb-8 force_copy not left at its found value 1"
+	# the process killed in kill_9 found 0 and wrote 1; its successor
+	# learned that from the state file and puts 0 back
+	[ "$(knob vdb-8 force_copy)" = 0 ] ||
+		fail "vdb-8 force_copy not restored to 0, found before any agent wrote it"
 	run journalctl -b -u jbd2-tuned -n 5 --no-pager -o cat
 	umount /srv/load || fail "umount /srv/load"
 	run systemctl start jbd2-tuned || fail "systemctl start failed"
+}
+
+step_turn_off() {
+	: "dry_run = true and systemctl reload: knobs put back, nothing written; disable --now; enable --now"
+	local j
+	j=$(root_journal)
+	set_on "$j"
+	printf '[agent]\ndry_run = true\n' > /etc/jbd2-tuned.conf.d/10-observe.conf
+	run cat /etc/jbd2-tuned.conf.d/10-observe.conf
+	run systemctl reload jbd2-tuned || fail "systemctl reload failed"
+	wait_for 10 sh -c "[ \"\$(cat $CFS/$j/force_copy)\" = 0 ]" ||
+		fail "dry_run = true did not put $j's force_copy back to 0"
+	run jbd2-tunectl status
+	jbd2-tunectl status | has 'in dry-run' || fail "jbd2-tunectl status does not say dry-run"
+	[ "$("${BUS[@]}" get-property "${MGR[@]}" DryRun)" = "b true" ] || fail "DryRun is not true"
+	rm -f /etc/jbd2-tuned.conf.d/10-observe.conf
+	run systemctl reload jbd2-tuned || fail "systemctl reload failed"
+	[ "$("${BUS[@]}" get-property "${MGR[@]}" DryRun)" = "b false" ] || fail "DryRun is not false"
+	set_on "$j"
+	run systemctl disable --now jbd2-tuned || fail "systemctl disable --now failed"
+	[ "$(knob "$j" force_copy)" = 0 ] || fail "disable --now did not restore $j's force_copy"
+	systemctl is-enabled jbd2-tuned && fail "jbd2-tuned is still enabled"
+	systemctl is-active jbd2-tuned && fail "jbd2-tuned is still active"
+	run systemctl enable --now jbd2-tuned || fail "systemctl enable --now failed"
+	run systemctl is-active jbd2-tuned || fail "jbd2-tuned is not active again"
 }
 
 step_kernel_upgrade() {
@@ -495,7 +591,6 @@ step_purge() {
 	: "apt purge jbd2-tuned jbd2-tune-dkms: agent stopped with knobs restored, module gone"
 	local j
 	j=$(root_journal)
-	rm -f /etc/jbd2-tuned.conf.d/50-metrics.conf
 	set_on "$j"
 	stamped apt purge -y jbd2-tuned jbd2-tune-dkms || fail "apt purge failed"
 	echo "$j force_copy after the purge: $(knob "$j" force_copy)"
@@ -518,9 +613,9 @@ step_no_unit() {
 	local f
 	systemctl cat jbd2-tuned > /dev/null 2>&1 && fail "systemctl still knows jbd2-tuned"
 	run systemctl list-unit-files 'jbd2*' || true
-	for f in /lib/systemd/system/jbd2-tuned.service /usr/sbin/jbd2-tuned \
+	for f in /lib/systemd/system/jbd2-tuned.service /usr/sbin/jbd2-tuned /usr/bin/jbd2-tunectl \
 		/usr/share/dbus-1/system.d/org.jbd2tune1.conf /var/lib/dkms/jbd2-tune \
-		/run/jbd2-tuned; do
+		/usr/lib/systemd/catalog/jbd2-tuned.catalog /run/jbd2-tuned; do
 		[ ! -e "$f" ] || fail "$f is left"
 	done
 	ls -d /usr/src/jbd2-tune-* 2> /dev/null && fail "/usr/src/jbd2-tune-* is left"

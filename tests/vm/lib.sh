@@ -102,3 +102,32 @@ field() {
 	done
 	return 1
 }
+
+# lag_probe_start - measure, until lag_probe_stop, how late this guest's
+# tasks run: a task that sleeps 5 ms at a time records its largest
+# overshoot.  Under TCG on a busy host (make check's lanes beside the system
+# test) a vCPU can go unscheduled for hundreds of ms; an upper bound on a
+# latency measured in the guest may add that lag, and no more.
+lag_probe_start() {
+	LAG_FILE=$(mktemp /tmp/lag.XXXXXX)
+	python3 - "$LAG_FILE" <<'PY' &
+import signal, sys, time
+worst = 0.0
+def done(*_):
+    open(sys.argv[1], "w").write("%d\n" % int(worst * 1e6))
+    sys.exit(0)
+signal.signal(signal.SIGTERM, done)
+while True:
+    t = time.monotonic(); time.sleep(0.005)
+    worst = max(worst, time.monotonic() - t - 0.005)
+PY
+	LAG_PID=$!
+}
+
+# lag_probe_stop - stop the probe; prints the largest lag seen, us
+lag_probe_stop() {
+	kill -TERM "$LAG_PID" 2>/dev/null
+	wait "$LAG_PID" 2>/dev/null
+	cat "$LAG_FILE" 2>/dev/null || echo 0
+	rm -f "$LAG_FILE"
+}

@@ -11,7 +11,8 @@
 # it is logged again, at a random place, and handles wait for log space
 # whatever the watermark; the 64 MiB journal only drops transactions
 # whose blocks were all logged again.  The agent runs the shipped policy.
-# Asserted: the 4 MiB journal's watermark reaches the top of auto's range;
+# Asserted: the 4 MiB journal's watermark is tried at the top of auto's
+# range and the trial finds no relief (or harm: both leave the waits);
 # its Advice (busctl) names a journal larger than 4 MiB and the tune2fs
 # commands, it is logged exactly once and sent once as the Advice signal;
 # the 64 MiB journal's Advice stays empty and is never logged or sent.
@@ -20,7 +21,7 @@
 # size.
 # vm-disk: 256M,throttling.iops-write=400
 # vm-disk: 256M,throttling.iops-write=400
-# vm-timeout: 480
+# vm-timeout: 720
 source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/bench/demo-scenario.sh"
 
@@ -30,8 +31,15 @@ source "$PROJECT/bench/demo-scenario.sh"
 # batches every few seconds, so each 15 s window holds several.
 WINDOW_S=15
 FILES=8192
+# reclaim auto tries the top of its range first (reclaim_watermark_pct 70,
+# clamped into the kernel's range on 6.12), in blocks of 6 s: the trial of
+# a watermark that removes no wait ends after its 3 pairs, about a minute,
+# and the advice follows advice_windows windows later
 DEMO_DROPIN="[agent]
-window_s = $WINDOW_S"
+window_s = $WINDOW_S
+[defaults]
+reclaim_watermark_pct = 70
+trial_block_s = 2"
 echo "test policy drop-in:"; echo "$DEMO_DROPIN" | sed 's/^/    /'
 MKFS=(-b 1024 -I 1024 -N 16384)
 LOAD=$PROJECT/tests/vm/inode-churn.py
@@ -60,7 +68,10 @@ DEMO_MON_PID=$!
 # then holds no wait, the agent steps down and back and the count starts
 # again (seen there: 185 s), hence the slowdown factor (tests/vm/run).  The
 # load outlasts the deadline and the two windows after it.
-ADVICE_S=$((180 * ${VM_SLOWDOWN:-1}))
+# A quiet host gives it in 106-166 s; a starved one (make check's lanes
+# beside the system test) takes longer: 420 s only stops a run that will
+# not give the advice (a run that gives it stops its load then).
+ADVICE_S=$((420 * ${VM_SLOWDOWN:-1}))
 LOAD_S=$((ADVICE_S + 2 * WINDOW_S + 60))
 stop=/tmp/churn.stop
 rm -f "$stop"
@@ -98,11 +109,17 @@ demo_agent_stop
 kill "$DEMO_MON_PID" 2>/dev/null; wait "$DEMO_MON_PID" 2>/dev/null; DEMO_MON_PID=
 echo "--- agent log ---"; cat "$LOG"; echo "---"
 
-kmax=$(grep -oE "$js: reclaim 0->50: (.*; )?auto: start at 50 % \(range [0-9]+\.\.[0-9]+" "$LOG" |
-	sed 's/.*\.\.//')
+kmax=$(grep -oE "$js: reclaim: trial of 0->[0-9]+ starts: .*; range [0-9]+\.\.[0-9]+" "$LOG" |
+	head -n 1 | sed 's/.*\.\.//')
 [ -n "$kmax" ] || kmax=70
-assert_eq "$js: the watermark at the top of auto's range before the advice" "$kmax" \
-	"$(grep -oE "space waits persist with the reclaim watermark at its maximum \([0-9]+ %\)" "$LOG" |
+# no relief is the truth of this load (the waits are the journal's size);
+# harm, after a like-for-like baseline (agent-policy.md, "The verdict"),
+# also leads to the advice: the waits persist with the watermark off and
+# at its top
+grep -E "$js: reclaim .*trial of 0->$kmax: (no relief|harm) after" "$LOG" ||
+	fail "$js: no trial of the top of auto's range ($kmax %) that ended in no relief or harm"
+assert_eq "$js: the watermark tried at the top of auto's range before the advice" "$kmax" \
+	"$(grep -oE "space waits persist, and a trial of the reclaim watermark at its maximum \([0-9]+ %\)" "$LOG" |
 		head -n 1 | grep -oE '[0-9]+')"
 # the same advice is never repeated; a later line must name a larger
 # journal (a busier window after the first advice: agent-policy.md,

@@ -3,31 +3,43 @@
 #
 # jbd2-tuned on the real module under a stalling load (the demo's scenario,
 # shortened): phase 1 with the agent in dry-run, phase 2 in auto.  Asserts
-# that the agent, not the script, sets force_copy within 5 s of the load
-# first giving 3 shadow waits within one window, and logs its reason; that
+# that the agent, not the script, starts a trial of force_copy once the
+# load's shadow waits cost more than the stall budget, keeps it after its
+# trial, and logs why (how long it took is printed, not asserted); that
 # busctl reads ForceCopy true, that the Decision signal was emitted, that
 # the writer's p99.9 is lower in phase 2 than in phase 1 (not on a debug
 # kernel, where the writer is CPU-bound), and that e2fsck -fn is clean.
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-disk: 400M,throttling.bps-write=6291456
-# vm-timeout: 600
+# vm-timeout: 1080
 source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/bench/demo-scenario.sh"
 
 # Shorter than the shipped policy so the test fits make check: a 10 s
-# window, and 3 waits per window suffice (the load gives ~4 per 10 s).
+# window (the load gives ~4 shadow waits of 0.1-3 s per 10 s: tens to
+# hundreds of ms/s, far over the 10 ms/s budget); trials as shipped (5 s
+# blocks, 3..10 pairs).
 WINDOW_S=10
+TRIAL_BLOCK_S=5
 DEMO_PHASE_S=30
 DEMO_DROPIN="[agent]
 window_s = $WINDOW_S
 [defaults]
-force_copy_min_waits = 3"
+trial_block_s = $TRIAL_BLOCK_S"
 echo "test policy drop-in:"; echo "$DEMO_DROPIN" | sed 's/^/    /'
 demo_setup
 rm -f "$OUT/table" "$OUT/agent.log"
 # unmeasured full load before each phase's measurement; in phase 2 the
 # agent must have acted within 3 windows of the first shadow wait by then
 WARMUP_S=60
+# in phase 2 the trial must have ended by the measurement: it starts 20-30 s
+# into the load; its blocks stretch to twice the shadow waits' p99 and three
+# commits, also during the trial (under TCG here: commits of 1.5-3 s,
+# shadow waits of seconds: 10-20 s blocks, as long again to settle), and a
+# keep needs at least 3 pairs, at most 10.  The warm-up ends at the
+# trial's verdict (at least WARMUP_S, as phase 1's; at most
+# WARMUP_AUTO_MAX_S: 10 pairs of 20-s blocks with their settling).
+WARMUP_AUTO_MAX_S=600
 
 demo_fs_start /dev/vda
 demo_agent_start --dry-run
@@ -49,32 +61,44 @@ demo_fs_start /dev/vdb
 demo_agent_start
 demo_watch_start
 demo_background_start
-demo_warmup "$WARMUP_S"
+VERDICT_RE="$DEMO_J: force_copy .*trial of 0->1: [a-z ]+ after"
+warm=$(demo_warmup_until "$WARMUP_S" "$WARMUP_AUTO_MAX_S" "$OUT/agent.log" "$VERDICT_RE") || exit 1
+log "phase 2 warm-up: $warm s (until the trial's verdict)"
 first=$(demo_watch first_wait_ms)
 on=$(demo_watch force_copy_on_ms)
-[ -n "$first" ] || fail "no shadow wait during the ${WARMUP_S}s warm-up: the load did not stall"
+[ -n "$first" ] || fail "no shadow wait during the ${warm}s warm-up: the load did not stall"
 [ -n "$on" ] ||
 	{ cat "$OUT/agent.log"; fail "the agent did not turn force_copy on (first shadow wait at ${first} ms)"; }
-# The agent's trigger: force_copy_min_waits (3) shadow waits over 10 ms
-# within one window.  When the load first met it is read off the watcher's
-# counter series; the agent must act within its next sample (1 s) plus the
-# watcher's resolution on each side (0.5 s) and slack.  Measured from the
-# trigger, not the first wait: how fast waits accumulate depends on the
-# kernel (a debug kernel under TCG gives fewer per window) and the host,
-# the reaction to them does not.
+# The agent's trigger: shadow waits costing 10 ms/s over the window, which
+# 3 waits of this load within one window always are (each is 100 ms or
+# more).  When the load first met that is read off the watcher's counter
+# series, and how long the agent then took is printed, not asserted: the
+# trial's first block is off half the time and its blocks stretch with the
+# load's waits, and a starved host (make check's lanes beside the system
+# test) adds seconds; a bound would be a timed assertion (the reaction,
+# sample by sample, is asserted in the agent's unit tests, test-policy).
 met=$(demo_watch_sustained $((WINDOW_S * 1000)) 3)
 [ -n "$met" ] || { cat "$OUT/agent.log"; fail "3 shadow waits within ${WINDOW_S} s never seen, yet force_copy went on at ${on} ms"; }
-log "first shadow wait at ${first} ms, 3 within ${WINDOW_S} s by ${met} ms, force_copy on at ${on} ms"
-assert_cmp "ms from 3 shadow waits within a window to force_copy=1" \
-	$((on - met)) -le 5000
+log "first shadow wait at ${first} ms, 3 within ${WINDOW_S} s by ${met} ms, force_copy on at ${on} ms ($((on - met)) ms later)"
+grep -q "$DEMO_J: force_copy: trial of 0->1 starts: " "$OUT/agent.log" ||
+	{ cat "$OUT/agent.log"; fail "no trial of force_copy logged"; }
 # the watcher samples every 0.5 s (slower on a busy host): the first wait
 # and force_copy=1 can fall in one sample, never in the wrong order
 assert_cmp "ms from the first shadow wait to force_copy=1" $((on - first)) -ge 0
 grep "$DEMO_J: force_copy 0->1" "$OUT/agent.log" | grep -v dry-run
 demo_phase auto
+# what force copy-out did in the kernel (a trial that sees shadow waits in
+# its on-blocks: were copies capped or stopped?)
+for f in force_copy copyouts_forced copyouts_forced_failed copyouts_forced_capped force_copy_stops \
+	force_copy_bytes_peak force_copy_max_kib shadow_waits shadow_wait_max_us; do
+	[ -e "$DEMO_CFS/$f" ] && echo "kernel: $f $(cat "$DEMO_CFS/$f")"
+done
 fc=$(busctl --system get-property org.jbd2tune1 "$(demo_journal_path)" \
 	org.jbd2tune1.Journal ForceCopy)
-assert_eq "busctl ForceCopy" "b true" "$fc"
+grep -E "$DEMO_J: force_copy .*trial of 0->1: [a-z ]+ after" "$OUT/agent.log" || true
+assert_eq "busctl ForceCopy (kept after its trial)" "b true" "$fc"
+grep -Eq "$DEMO_J: force_copy 0->1(: kept: | kept: )trial of 0->1: keep after" "$OUT/agent.log" ||
+	{ cat "$OUT/agent.log"; fail "force_copy is on but no trial kept it"; }
 demo_background_stop
 demo_agent_stop
 kill "$DEMO_MON_PID" 2>/dev/null; wait "$DEMO_MON_PID" 2>/dev/null

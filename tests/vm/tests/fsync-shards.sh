@@ -13,9 +13,12 @@
 #   off-2   force_copy fixed at 0, no agent
 # each PHASE_S seconds long: the log fills over time and checkpointing
 # starts late in a phase, so only equally long phases compare.
-# Asserted: force_copy is 0 at the end of the agent phase; if the agent
-# turned it on, it logged a revert naming the commit-wait figures of both
-# windows and did not turn it on again; over the last JUDGE_S seconds of
+# Asserted: no trial kept force_copy (it may read 1 at the end of the phase
+# in an on-block of a trial still running); a trial that ended did so
+# without keeping it, logged with the commit-wait figures of both sides,
+# and force_copy did not go on again (the back-off outlasts the phase;
+# seen on 6.1: per-wait commit latency +33 %, kept by the first version of
+# the keep rule, now beyond the 15 % margin); over the last JUDGE_S seconds of
 # each phase, the agent phase's fsync op p50 and p99 are at most MARGIN_PCT
 # above the worse of the two off phases (the spread between off-1 and off-2
 # is the run-to-run noise, printed).  MARGIN_PCT is 100: kept on, force
@@ -81,7 +84,14 @@ PY
 phase off-1 /dev/vda "$PHASE_S"
 phase agent /dev/vdb "$PHASE_S"
 agent_j=$PHASE_J
-assert_eq "force_copy at the end of the agent phase" 0 "$PHASE_FC"
+# a trial may still be running at the end of the phase (up to 10 pairs of
+# 5-7 s blocks): force_copy may read 1 in an on-block; what must not
+# happen is a trial keeping it
+if grep -Eq "$agent_j: force_copy 0->1(: kept: | kept: )" "$OUT/agent.log"; then
+	cat "$OUT/agent.log"
+	fail "a trial kept force_copy on this load"
+fi
+echo "ok: no trial kept force_copy (force_copy at the end of the phase: $PHASE_FC)"
 phase off-2 /dev/vdc "$PHASE_S"
 
 echo "--- agent log ---"
@@ -89,12 +99,21 @@ cat "$OUT/agent.log"
 echo "---"
 ons=$(grep -c "$agent_j: force_copy 0->1" "$OUT/agent.log" || true)
 if [ "$ons" -gt 0 ]; then
-	rev=$(grep -E "$agent_j: force_copy 1->0 .*revert" "$OUT/agent.log" | head -n 1)
-	[ -n "$rev" ] || fail "the agent turned force_copy on and did not revert it"
-	echo "ok: revert logged: $rev"
-	echo "$rev" | grep -q "commit-wait" ||
-		fail "the revert does not name the commit-wait figures"
-	assert_eq "times the agent turned force_copy on" 1 "$ons"
+	# on-blocks of the trial until the harm test reverts it (at most one
+	# block of harm, agent-policy.md "Trials"); then no more for the
+	# back-off (300 s, longer than the phase)
+	rev=$(grep -nE "$agent_j: force_copy (1->0 reverted|0->1 not kept): trial of 0->1: " "$OUT/agent.log" | head -n 1)
+	if [ -n "$rev" ]; then
+		echo "ok: trial ended without keeping it: $rev"
+		echo "$rev" | grep -q "commit-wait mean" ||
+			fail "the verdict does not name the commit-wait figures"
+		# knob writes after the verdict line (which itself names 0->1)
+		after=$(tail -n +$((${rev%%:*} + 1)) "$OUT/agent.log" | grep -c "$agent_j: force_copy 0->1: " || true)
+		assert_eq "times force_copy went on after the verdict (back-off 300 s)" 0 "$after"
+	else
+		echo "note: the trial had no verdict yet at the end of the phase"
+	fi
+	echo "on-blocks: $ons"
 else
 	echo "note: the agent never turned force_copy on in this run"
 fi

@@ -22,6 +22,8 @@
 #     keeps the commit thread's other allocations out of the way (each
 #     file's data is on disk, written by its fsync, before the commit
 #     runs) and the count is bounded: 1 <= failed <= injected.
+# Each failure stops forcing for the rest of its commit, so
+# force_copy_stops grows exactly as copyouts_forced_failed does.
 # Other failures the injection forces are printed with a stack
 # (verbose=2; the forced copy's __GFP_NOWARN keeps its own quiet).
 # Needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC and
@@ -157,6 +159,7 @@ phase() {
 	fi
 	n0=$(dmesg | wc -l)
 	before=$(jattr "$j" copyouts_forced_failed)
+	stops0=$(jattr "$j" force_copy_stops)
 	log "commit thread jbd2/$j is pid $pid; failing its $attr allocations $TIMES times"
 	inject "$attr" "$pid"
 	load /mnt/a "$name" 90 "$DBG/$attr/times" || { stop_inject "$attr" "$pid"; fail "load under injection failed"; }
@@ -175,6 +178,9 @@ phase() {
 		assert_cmp "phase $name: copyouts_forced_failed growth vs injected" \
 			"$failed" -le "$injected"
 	fi
+	# a commit forces no copy after its first failure (issue 22, item 6)
+	assert_eq "phase $name: force_copy_stops growth = copyouts_forced_failed growth" \
+		"$failed" $(($(jattr "$j" force_copy_stops) - stops0))
 	# forced copies resume once the allocations succeed again
 	forced_end=$(jattr "$j" copyouts_forced)
 	load /mnt/a "$name-after" 60 || fail "load after the injection failed"

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Diagnosis of a journal's waiting; see diagnosis.h and agent-policy.md.
+ */
+#include <stdio.h>
+
+#include "diagnosis.h"
+
+const char *jt_cause_name(enum jt_cause cause)
+{
+	static const char *const names[JT_CAUSES] = {
+		"none", "shadow", "space", "locked", "commit_io",
+	};
+
+	return (unsigned int)cause < JT_CAUSES ? names[cause] : "?";
+}
+
+static double rate(const struct jt_window_stats *w, enum jt_wait_kind k)
+{
+	return w->span_us ? (double)w->wait[k].wait_us * 1e6 / (double)w->span_us : 0.0;
+}
+
+enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_s, char *text,
+			  size_t len)
+{
+	double r[JT_CAUSES] = {
+		[JT_CAUSE_SHADOW] = rate(w, JT_WAIT_SHADOW),
+		[JT_CAUSE_SPACE] = rate(w, JT_WAIT_SPACE),
+		[JT_CAUSE_LOCKED] = rate(w, JT_WAIT_LOCKED),
+		[JT_CAUSE_COMMIT_IO] = rate(w, JT_WAIT_COMMIT),
+	};
+	enum jt_cause c = JT_CAUSE_NONE;
+	unsigned int i;
+	char figs[160];
+
+	for (i = JT_CAUSE_SHADOW; i < JT_CAUSES; i++)
+		if (r[i] > r[c])
+			c = (enum jt_cause)i;
+	snprintf(figs, sizeof(figs),
+		 "commit waits %.1f ms/s, shadow %.1f, space %.1f, locked %.1f ms/s over %.0f s",
+		 r[JT_CAUSE_COMMIT_IO] / 1000.0, r[JT_CAUSE_SHADOW] / 1000.0,
+		 r[JT_CAUSE_SPACE] / 1000.0, r[JT_CAUSE_LOCKED] / 1000.0, (double)w->span_us / 1e6);
+	if (c != JT_CAUSE_NONE && r[c] < budget_us_per_s)
+		c = JT_CAUSE_NONE;
+	switch (c) {
+	case JT_CAUSE_NONE:
+		snprintf(text, len, "quiet: no wait costs the budget (%s)", figs);
+		break;
+	case JT_CAUSE_SHADOW:
+		snprintf(text, len, "shadow waits hold most of the waited time (%s): force_copy is the knob",
+			 figs);
+		break;
+	case JT_CAUSE_SPACE:
+		snprintf(text, len,
+			 "log-space waits hold most of the waited time (%s): the reclaim watermark is the knob, and a larger journal if waits persist at its top",
+			 figs);
+		break;
+	case JT_CAUSE_LOCKED:
+		snprintf(text, len,
+			 "locked-transaction waits hold most of the waited time (%s): lock_delay_max_ms is the knob (policy lock_delay, off as shipped)",
+			 figs);
+		break;
+	case JT_CAUSE_COMMIT_IO:
+	default:
+		snprintf(text, len,
+			 "device-bound: the commit's own I/O holds most of the waited time (%s): no knob of ours helps",
+			 figs);
+		break;
+	}
+	return c;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Which wait holds most of a journal's waited time over the window, and
+ * whether a knob of ours can help at all (agent-policy.md, "Diagnosis").
+ * Pure: figures in, a cause and a sentence out.
+ */
+#ifndef JT_DIAGNOSIS_H
+#define JT_DIAGNOSIS_H
+
+#include <stddef.h>
+
+#include "policy.h"
+
+enum jt_cause {
+	JT_CAUSE_NONE,		/* less waiting than the budget: nothing to say */
+	JT_CAUSE_SHADOW,	/* shadow waits: force_copy's */
+	JT_CAUSE_SPACE,		/* foreground log-space waits: the watermark's, or the journal's size */
+	JT_CAUSE_LOCKED,	/* waits for a locked transaction: lock_delay_max_ms's */
+	JT_CAUSE_COMMIT_IO,	/* the commit's own I/O: device-bound, no knob of ours helps */
+	JT_CAUSES
+};
+
+/* "none", "shadow", "space", "locked", "commit_io". */
+const char *jt_cause_name(enum jt_cause cause);
+
+/*
+ * jt_diagnose - the cause of the waiting in @w: of the shadow, space and
+ * locked wait time per second and the commit-wait time per second (tasks
+ * waiting for the commit's own I/O, fsync), the largest, when the largest
+ * is at least @budget_us_per_s; else JT_CAUSE_NONE.  Writes a sentence with
+ * the figures into @text (of @len).
+ */
+enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_s, char *text,
+			  size_t len);
+
+#endif

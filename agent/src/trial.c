@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Tests of an interleaved trial.  See trial.h for shapes and units and
+ * Documentation/agent-policy.md ("Trials") for why these tests and levels.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "hist.h"
+#include "trial.h"
+
+const char *jt_verdict_name(enum jt_verdict v)
+{
+	static const char *const names[] = {
+		"continue", "keep", "harm", "no relief", "inconclusive", "relief gone", "costly",
+	};
+
+	return (unsigned int)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}
+
+/* The bucket a latency of @us falls into. */
+static unsigned int bucket_of(uint64_t us)
+{
+	unsigned int i = 0;
+
+	while (us >= 2 && i < JT_HIST_BUCKETS - 1) {
+		us >>= 1;
+		i++;
+	}
+	return i;
+}
+
+static double commit_rate(const struct jt_side *sd)
+{
+	return sd->span_us ? (double)(sd->commit_waits - sd->censored) / (double)sd->span_us : 0.0;
+}
+
+void jt_side_add(struct jt_side *sd, const struct jt_block *b, bool on,
+		 const struct jt_side *other)
+{
+	uint64_t ev = b->relief_waits;
+	uint64_t cl = b->commits ? b->commits : 1;
+	unsigned int i;
+
+	sd->span_us += b->span_us;
+	sd->blocks++;
+	sd->relief_waits += b->relief_waits;
+	sd->relief_us += b->relief_us;
+	sd->relief_events += ev < cl ? ev : cl;
+	sd->commit_waits += b->commit_waits;
+	sd->commit_wait_us += b->commit_wait_us;
+	sd->commits += b->commits;
+	sd->commit_us += b->commit_us;
+	for (i = 0; i < JT_HIST_BUCKETS; i++)
+		sd->hist[i] += b->hist[i];
+	if (on && b->commit_waits == 0 && b->commits && other &&
+	    commit_rate(other) * (double)b->span_us >= JT_TRIAL_CENSOR_EXPECTED) {
+		sd->commit_waits++;
+		sd->commit_wait_us += b->span_us;
+		sd->commits++;
+		sd->censored++;
+		sd->hist[bucket_of(b->span_us)]++;
+	}
+}
+
+void jt_side_sum(const struct jt_side *a, const struct jt_side *b, struct jt_side *out)
+{
+	unsigned int i;
+
+	out->span_us = a->span_us + b->span_us;
+	out->blocks = a->blocks + b->blocks;
+	out->relief_waits = a->relief_waits + b->relief_waits;
+	out->relief_us = a->relief_us + b->relief_us;
+	out->relief_events = a->relief_events + b->relief_events;
+	out->commit_waits = a->commit_waits + b->commit_waits;
+	out->commit_wait_us = a->commit_wait_us + b->commit_wait_us;
+	out->commits = a->commits + b->commits;
+	out->commit_us = a->commit_us + b->commit_us;
+	out->censored = a->censored + b->censored;
+	for (i = 0; i < JT_HIST_BUCKETS; i++)
+		out->hist[i] = a->hist[i] + b->hist[i];
+}
+
+double jt_side_relief_rate(const struct jt_side *sd)
+{
+	return sd->span_us ? (double)sd->relief_us * 1e6 / (double)sd->span_us : 0.0;
+}
+
+double jt_side_commit_mean_us(const struct jt_side *sd)
+{
+	return sd->commit_waits ? (double)sd->commit_wait_us / (double)sd->commit_waits : 0.0;
+}
+
+/* ln(binomial coefficient) via lgamma. */
+static double log_choose(double n, double k)
+{
+	return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0);
+}
+
+double jt_relief_p(const struct jt_side *on, const struct jt_side *off)
+{
+	uint64_t n = on->relief_events + off->relief_events, x = off->relief_events, k;
+	double span = (double)on->span_us + (double)off->span_us, p0, lp, lq, sum = 0.0;
+
+	if (n == 0 || span <= 0.0)
+		return 1.0;
+	p0 = (double)off->span_us / span;
+	if (p0 <= 0.0)
+		return 1.0;
+	if (p0 >= 1.0)
+		return x ? 0.0 : 1.0;
+	lp = log(p0);
+	lq = log1p(-p0);
+	for (k = x; k <= n; k++)
+		sum += exp(log_choose((double)n, (double)k) + (double)k * lp + (double)(n - k) * lq);
+	return sum > 1.0 ? 1.0 : sum;
+}
+
+/*
+ * Squared coefficient of variation of the latencies in @h (bucket
+ * midpoints), and their count in *@n.  0 when fewer than two.
+ */
+static double cv2_of(const uint64_t h[JT_HIST_BUCKETS], double *n)
+{
+	double s1 = 0.0, s2 = 0.0, m;
+	unsigned int i;
+
+	*n = 0.0;
+	for (i = 0; i < JT_HIST_BUCKETS; i++) {
+		double mid = (jt_hist_bucket_lo_us(i) + jt_hist_bucket_hi_us(i)) / 2.0;
+
+		s1 += (double)h[i] * mid;
+		s2 += (double)h[i] * mid * mid;
+		*n += (double)h[i];
+	}
+	if (*n < 2.0 || s1 <= 0.0)
+		return 0.0;
+	m = s1 / *n;
+	return (s2 / *n - m * m) / (m * m) * *n / (*n - 1.0);
+}
+
+static double eff_n(const struct jt_side *sd)
+{
+	uint64_t n = sd->commit_waits < sd->commits ? sd->commit_waits : sd->commits;
+
+	/* an older module without commit counts: the waits themselves */
+	if (!sd->commits)
+		n = sd->commit_waits;
+	return n ? (double)n : 1.0;
+}
+
+bool jt_cost_log_ratio(const struct jt_side *on, const struct jt_side *off, double *ratio,
+		       double *se_out)
+{
+	double n_on, n_off, c_on, c_off, var;
+	double mean_on = jt_side_commit_mean_us(on), mean_off = jt_side_commit_mean_us(off);
+
+	if (!on->commit_waits || !off->commit_waits || mean_on <= 0.0 || mean_off <= 0.0)
+		return false;
+	*ratio = log(mean_on / mean_off);
+	if (!se_out)
+		return true;
+	/*
+	 * ln of a mean of n latencies with coefficient of variation c has a
+	 * standard error of about c / sqrt(n): c pooled from both sides
+	 */
+	c_on = cv2_of(on->hist, &n_on);
+	c_off = cv2_of(off->hist, &n_off);
+	var = n_on + n_off > 0.0 ? (c_on * n_on + c_off * n_off) / (n_on + n_off) : 0.0;
+	if (var < JT_TRIAL_CV_MIN * JT_TRIAL_CV_MIN)
+		var = JT_TRIAL_CV_MIN * JT_TRIAL_CV_MIN;
+	*se_out = sqrt(var / eff_n(on) + var / eff_n(off));
+	return true;
+}
+
+double jt_harm_z(const struct jt_side *on, const struct jt_side *off, const struct jt_side *pre,
+		 double margin)
+{
+	struct jt_side base;
+	double r, se;
+
+	if (!off->blocks && (!pre->commit_waits || eff_n(pre) < JT_TRIAL_HARM_PRE_MIN))
+		return -INFINITY;
+	jt_side_sum(off, pre, &base);
+	if (!jt_cost_log_ratio(on, &base, &r, &se))
+		return -INFINITY;
+	return (r - margin) / se;
+}
+
+double jt_trial_relief_alpha(const struct jt_trial_params *p, unsigned int pairs)
+{
+	double left;
+
+	if (pairs < p->max_pairs || p->max_pairs < p->min_pairs)
+		return JT_TRIAL_RELIEF_ALPHA;
+	left = JT_TRIAL_RELIEF_ALPHA_TOTAL -
+	       (double)(p->max_pairs - p->min_pairs) * JT_TRIAL_RELIEF_ALPHA;
+	return left > JT_TRIAL_RELIEF_ALPHA ? left : JT_TRIAL_RELIEF_ALPHA;
+}
+
+enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_side *on,
+			       const struct jt_side *off, const struct jt_side *pre,
+			       unsigned int pairs, bool pair_done, bool recheck)
+{
+	double relief, cost, se;
+
+	if (jt_harm_z(on, off, pre, p->margin) > JT_TRIAL_HARM_Z)
+		return JT_VERDICT_HARM;
+	if (!pair_done || pairs < p->min_pairs)
+		return JT_VERDICT_CONTINUE;
+	relief = jt_side_relief_rate(off) - jt_side_relief_rate(on);
+	if (recheck)
+		return relief <= 0.0 ? JT_VERDICT_RELIEF_GONE : JT_VERDICT_KEEP;
+	/*
+	 * a change whose cost is beyond the margin at the keep level cannot be
+	 * kept: stop (the old value is the safe side, so this needs less
+	 * certainty than a harm verdict)
+	 */
+	if (jt_cost_log_ratio(on, off, &cost, &se) && (cost - p->margin) / se > JT_TRIAL_KEEP_Z)
+		return JT_VERDICT_COSTLY;
+	/* a change that removes less than half of the relief wait is not worth a trial's cost */
+	if (relief <= 0.0 || jt_side_relief_rate(on) * 2.0 >= jt_side_relief_rate(off))
+		return JT_VERDICT_NO_RELIEF;
+	if (relief >= p->relief_min_us_per_s &&
+	    jt_relief_p(on, off) < jt_trial_relief_alpha(p, pairs) &&
+	    (!jt_cost_log_ratio(on, off, &cost, &se) ||
+	     (cost <= p->margin && (cost - p->margin) / se <= JT_TRIAL_KEEP_Z)))
+		return JT_VERDICT_KEEP;
+	return pairs >= p->max_pairs ? JT_VERDICT_INCONCLUSIVE : JT_VERDICT_CONTINUE;
+}

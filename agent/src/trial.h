@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The statistics of an interleaved on/off trial: what each side of a trial
+ * accumulated, and the three tests that judge it (relief, harm, cost).
+ * Pure functions, no I/O, no clock; the reasons for every number are in
+ * Documentation/agent-policy.md, "Trials".
+ */
+#ifndef JT_TRIAL_H
+#define JT_TRIAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sample.h"
+
+/*
+ * Figures of one side of a trial (the knob at the value on trial, "on", or
+ * at the value before it, "off"), summed over that side's blocks; each
+ * block's figures are counter and histogram deltas.
+ */
+struct jt_side {
+	uint64_t span_us;		/* time spent on this side */
+	uint64_t blocks;		/* blocks summed */
+	uint64_t relief_waits;		/* waits of the kind the knob removes */
+	uint64_t relief_us;		/* their total time */
+	uint64_t relief_events;		/* per block min(relief waits, commits or 1): clusters */
+	uint64_t commit_waits;		/* tasks that slept for a commit (what fsync pays) */
+	uint64_t commit_wait_us;	/* their total time */
+	uint64_t commits;		/* transactions committed */
+	uint64_t commit_us;		/* their total commit time */
+	uint64_t censored;		/* on-blocks without a commit wait counted as one block-long wait */
+	uint64_t hist[JT_HIST_BUCKETS];	/* commit-wait latency histogram */
+};
+
+/* Deltas of one block, as the policy reads them off two samples. */
+struct jt_block {
+	uint64_t span_us;
+	uint64_t relief_waits, relief_us;
+	uint64_t commit_waits, commit_wait_us;
+	uint64_t commits, commit_us;
+	uint64_t hist[JT_HIST_BUCKETS];	/* commit-wait histogram delta */
+};
+
+/* The test parameters, from the journal's policy and the constants below. */
+struct jt_trial_params {
+	double margin;			/* ln(1 + outcome_margin_pct / 100) */
+	double relief_min_us_per_s;	/* stall_budget_ms_per_s in us/s */
+	unsigned int min_pairs, max_pairs;
+};
+
+/* One-sided level of the relief test at each look (after each pair). */
+#define JT_TRIAL_RELIEF_ALPHA	0.005
+/*
+ * The level all looks of one trial may spend together (Bonferroni): the
+ * last look, at the cap of pairs, gets what the earlier ones left, never
+ * less than JT_TRIAL_RELIEF_ALPHA (3..10 pairs: 0.05 - 7 x 0.005 = 0.015).
+ */
+#define JT_TRIAL_RELIEF_ALPHA_TOTAL	0.05
+/* z of the harm test, checked at every sample of a trial (one-sided 0.05 %). */
+#define JT_TRIAL_HARM_Z		3.29
+/*
+ * Keep only when the cost is not worse beyond the margin at 90 % one-sided:
+ * (cost - margin) / se at most this.
+ */
+#define JT_TRIAL_KEEP_Z		1.28
+/* Smallest coefficient of variation of commit-wait latency assumed. */
+#define JT_TRIAL_CV_MIN		0.5
+/*
+ * The harm test before the trial's first off block: the window before the
+ * trial is a baseline only with this many commit waits (effective count,
+ * as jt_cost_log_ratio() counts them).  A load that is starting up has
+ * few and short ones there, and its first on block then compares a
+ * loaded journal with an idle one (make check, agent-advice on a starved
+ * host: "harm after 1 block: ... commit-wait mean 420.6 vs 3.6 ms (1 vs 1
+ * waits)", while the trial's own off blocks waited as long).
+ */
+#define JT_TRIAL_HARM_PRE_MIN	5
+/* An on-block without a commit wait is censored when the off side would expect this many. */
+#define JT_TRIAL_CENSOR_EXPECTED	3.0
+
+enum jt_verdict {
+	JT_VERDICT_CONTINUE,	/* not decided yet: next block */
+	JT_VERDICT_KEEP,	/* relief significant, per-wait commit latency within the margin */
+	JT_VERDICT_HARM,	/* per-wait commit latency worse beyond the margin, evidently */
+	JT_VERDICT_NO_RELIEF,	/* after the minimum pairs the on blocks still wait half as much or more */
+	JT_VERDICT_INCONCLUSIVE,/* the cap of pairs reached without proof: the old value */
+	JT_VERDICT_RELIEF_GONE,	/* re-check: the off blocks no longer show relief worth keeping */
+	JT_VERDICT_COSTLY,	/* after the minimum pairs: cost beyond the margin at the keep level */
+};
+
+/* "continue", "keep", "harm", "no relief", "inconclusive", "relief gone", "costly". */
+const char *jt_verdict_name(enum jt_verdict v);
+
+/*
+ * jt_side_add - add one block's deltas @b to side @sd.  @on: the block had
+ * the value on trial; then, when it holds no commit wait although @other
+ * (the off side) would make JT_TRIAL_CENSOR_EXPECTED or more in its span,
+ * it counts one wait as long as the block (a wait that outlasted it: a
+ * harmful change can stop the very waits that would show it, case A) -
+ * but only when the journal committed in the block: a block in which
+ * nothing at all happened (the load paused, the machine stalled) says
+ * nothing.
+ */
+void jt_side_add(struct jt_side *sd, const struct jt_block *b, bool on,
+		 const struct jt_side *other);
+
+/* Relief-wait time per second on a side, us/s; 0 for an empty side. */
+double jt_side_relief_rate(const struct jt_side *sd);
+/* Mean commit-wait latency of a side, us; 0 without waits. */
+double jt_side_commit_mean_us(const struct jt_side *sd);
+
+/*
+ * jt_relief_p - one-sided p-value that the off side's relief events are
+ * as many as seen or more if the knob changed nothing: conditional on the
+ * total, each event falls on the off side with probability span_off /
+ * (span_on + span_off) (exact binomial tail).  1 when there is none.
+ */
+double jt_relief_p(const struct jt_side *on, const struct jt_side *off);
+
+/*
+ * jt_cost_log_ratio - ln(mean commit wait on / off): the per-wait cost of
+ * the change (0 = none, ln 2 = doubled).  *@se_out (may be NULL): its
+ * standard error, from the pooled coefficient of variation of the
+ * latencies in the two histograms (at least JT_TRIAL_CV_MIN) over the
+ * effective counts: per
+ * side min(commit waits, commits), since the waiters of one commit share
+ * its duration.  Returns false when a side has no commit wait.
+ */
+bool jt_cost_log_ratio(const struct jt_side *on, const struct jt_side *off, double *ratio,
+		       double *se_out);
+
+/*
+ * jt_trial_judge - the verdict on a trial after @pairs whole pairs (the
+ * caller asks at every sample for harm, with @pair_done false, and at the
+ * end of every pair with it true).  @pre: the window before the trial,
+ * counted as off data by the harm test only (so that the first on-block
+ * can already be judged).  @recheck: a re-check of a kept change (keeps
+ * unless harm, or the off blocks show no more relief wait than the on
+ * blocks after min_pairs: the load that needed it is gone).
+ */
+enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_side *on,
+			       const struct jt_side *off, const struct jt_side *pre,
+			       unsigned int pairs, bool pair_done, bool recheck);
+
+/*
+ * jt_trial_relief_alpha - the level of the relief test at the look after
+ * @pairs whole pairs: JT_TRIAL_RELIEF_ALPHA, and at the last look
+ * (@pairs >= max_pairs) JT_TRIAL_RELIEF_ALPHA_TOTAL less what the
+ * max_pairs - min_pairs earlier looks spent, at least JT_TRIAL_RELIEF_ALPHA.
+ */
+double jt_trial_relief_alpha(const struct jt_trial_params *p, unsigned int pairs);
+
+/*
+ * jt_harm_z - the harm test's z: (cost - margin) / se of @on against @off
+ * and @pre together; -inf when not computable, or when @off holds no
+ * block yet and @pre fewer than JT_TRIAL_HARM_PRE_MIN commit waits (no
+ * like-for-like baseline yet: the test waits for the first off block).
+ */
+double jt_harm_z(const struct jt_side *on, const struct jt_side *off, const struct jt_side *pre,
+		 double margin);
+
+/* Sum @a and @b into @out (for off + pre). */
+void jt_side_sum(const struct jt_side *a, const struct jt_side *b, struct jt_side *out);
+
+#endif

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# kmod test: what commit_waits and reclaim_blocks count (issue 22, items 2
+# and 3).  A reclaim storm: the smallest journal (-J size=4),
+# reclaim_watermark_pct at the journal's highest accepted value, a commit
+# every second (commit=1: the log fills with many transactions), the
+# flusher writing dirty metadata back after 0.5 s (so the commit thread
+# also finds checkpointed transactions and moves the tail itself), 4
+# workers creating files with no fsync at all.  Asserted:
+#  - the storm made the reclaim work run (reclaim_runs > 0) and nobody
+#    asked for a commit, so commit_waits stays 0: the work's, a foreground
+#    checkpoint's and the final flush's waits for a commit are
+#    checkpoint_commit_waits (seen > 0 here);
+#  - reclaim_blocks is exactly the sum of the "freed" of the
+#    jbd2:jbd2_update_log_tail events whose stack holds the reclaim work
+#    (a stacktrace trigger): the tail moves the commit thread or a handle
+#    start made while the work waited are not the work's;
+#  - then 5 rounds of write + fsync: commit_waits counts them (> 0), so
+#    the figure still sees the tasks that wait for a commit;
+#  - e2fsck -fn clean.
+# The old code (before commit-wait-callers.patch) fails the first check:
+# the reclaim work's checkpoint waits were commit waits; before
+# reclaim-own-tail.patch the second can fail when another task moved the
+# tail while the work waited for a commit.
+# vm-disk: 256M
+# vm-timeout: 420
+source "$PROJECT/tests/vm/lib.sh"
+source "$PROJECT/tests/vm/lib-kmod.sh"
+
+DIRS=${KMOD_CW_DIRS:-90}
+FILES=${KMOD_CW_FILES:-50}
+T=/sys/kernel/tracing
+kmod_setup
+mountpoint -q $T || mount -t tracefs none $T 2>/dev/null || true
+[ -d $T/events/jbd2/jbd2_update_log_tail ] || fail "no jbd2_update_log_tail tracepoint"
+
+j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
+run_ok "remount commit=1" mount -o remount,commit=1 /mnt/a
+echo 50 > /proc/sys/vm/dirty_expire_centisecs
+echo 20 > /proc/sys/vm/dirty_writeback_centisecs
+wm=$(jattr "$j" reclaim_watermark_max_pct)
+jset "$j" reclaim_watermark_pct "$wm"
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo 4096 > $T/buffer_size_kb
+echo stacktrace > $T/events/jbd2/jbd2_update_log_tail/trigger ||
+	fail "stacktrace trigger"
+echo 1 > $T/events/jbd2/jbd2_update_log_tail/enable
+echo 1 > $T/tracing_on
+log "storm, no fsync: 4 x $DIRS dirs x $FILES files, reclaim_watermark_pct=$wm"
+t0=$SECONDS
+create_storm /mnt/a 4 "$DIRS" "$FILES" 0 || fail "create storm"
+# let the last commits and reclaim runs finish
+sleep 6
+echo 0 > $T/tracing_on
+figs="commit_waits commit_wait_us checkpoint_commit_waits checkpoint_commit_wait_us reclaim_runs reclaim_blocks space_waits commits"
+declare -A r
+line=""
+for f in $figs; do
+	r[$f]=$(jattr "$j" "$f")
+	line="$line $f=${r[$f]}"
+done
+cp $T/trace "$OUT/tail-trace.txt"
+echo 0 > $T/events/jbd2/jbd2_update_log_tail/enable
+echo '!stacktrace' > $T/events/jbd2/jbd2_update_log_tail/trigger
+# "... jbd2_update_log_tail: dev 254,0 from 2 to 3 offset 1 freed 42"
+# followed by " => func" lines of its stack
+read -r worker_freed other_freed events <<<"$(awk '
+	function flush() { if (have) { if (w) wf += fr; else of += fr; n++ } have = 0; w = 0 }
+	/jbd2_update_log_tail:/ { flush(); have = 1; fr = $NF }
+	/=> jbd2tune_reclaim_work/ { w = 1 }
+	END { flush(); print wf + 0, of + 0, n + 0 }' "$OUT/tail-trace.txt")"
+lost=$(grep -c 'LOST\|lost events' "$OUT/tail-trace.txt" || true)
+echo "RESULT storm $((SECONDS - t0))s ($KSERIES):$line tail_moves=$events worker_freed=$worker_freed other_freed=$other_freed"
+echo "storm ($KSERIES):$line tail_moves=$events worker_freed=$worker_freed other_freed=$other_freed" >> "$OUT/figures.txt"
+assert_eq "trace lost nothing" 0 "$lost"
+assert_cmp "reclaim_runs" "${r[reclaim_runs]}" -gt 0
+assert_eq "commit_waits after a storm without fsync" 0 "${r[commit_waits]}"
+assert_eq "commit_wait_us after a storm without fsync" 0 "${r[commit_wait_us]}"
+assert_cmp "tail moves traced" "$events" -gt 0
+assert_eq "reclaim_blocks = the worker's own tail moves" "$worker_freed" "${r[reclaim_blocks]}"
+
+log "5 rounds of write + fsync"
+python3 - /mnt/a <<'PY' || fail "fsync rounds"
+import os, sys
+for i in range(5):
+    fd = os.open(os.path.join(sys.argv[1], "sync%d" % i), os.O_CREAT | os.O_WRONLY, 0o644)
+    os.write(fd, b"x" * 4096)
+    os.fsync(fd)
+    os.close(fd)
+PY
+cw=$(jattr "$j" commit_waits)
+echo "RESULT after 5 fsyncs: commit_waits=$cw commit_wait_hist $(jattr "$j" commit_wait_hist)"
+assert_cmp "commit_waits after 5 fsyncs" "$cw" -gt 0
+assert_eq "commit_wait_hist sums to commit_waits" "$cw" "$(hist_sum "$j" commit)"
+assert_eq "checkpoint_commit_wait_hist sums to its count" \
+	"$(jattr "$j" checkpoint_commit_waits)" "$(hist_sum "$j" checkpoint_commit)"
+run_ok umount umount /mnt/a
+fsck_clean /dev/vda
+echo "kmod-commit-waits: all checks passed"
