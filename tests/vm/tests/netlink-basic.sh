@@ -9,7 +9,7 @@
 # Needs tests/netlink/jbd2tune-nl built on the host.
 # vm-disk: 256M
 # vm-disk: 256M
-# vm-timeout: 420
+# vm-timeout: 600
 source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/tests/netlink/vm-lib.sh"
 
