@@ -526,6 +526,7 @@ static void carry_step(struct jt_trial_run *tr, const struct jt_sample *s)
 	ps->relief_us += (uint64_t)cus;
 	ps->relief_events += ev;
 	tr->prev_events += ev;
+	tr->prev_relief_us += (uint64_t)cus;
 }
 
 /* The window before a trial as one off-side block (for the harm test). */
@@ -704,7 +705,7 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 	int64_t target = v == JT_VERDICT_KEEP ? tr->to : tr->from;
 	char figs[300], tail[160] = "";
 	int64_t min, max;
-	double cost = 0.0, se = 0.0, p = jt_relief_p(&tr->on, &tr->off);
+	double cost = 0.0, se = 0.0, p = jt_trial_relief_p(&tr->on, &tr->off);
 	bool have_cost;
 	struct jt_decision *d;
 	const char *what = tr->recheck ? "re-check" : "trial";
@@ -837,6 +838,19 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 	if (!done)
 		return;
 	jt_side_add(tr->cur_on ? &tr->on : &tr->off, &b, tr->cur_on, &off_pre);
+	if (tr->in_second && tr->have_prev && b.span_us && tr->prev_span_us) {
+		/* the pair's sign: its on block's relief rate against its off block's */
+		double cur = (double)b.relief_us / (double)b.span_us;
+		double prev = (double)tr->prev_relief_us / (double)tr->prev_span_us;
+		double on_rate = tr->cur_on ? cur : prev, off_rate = tr->cur_on ? prev : cur;
+
+		if (on_rate < off_rate)
+			tr->on.pair_wins++;
+		else if (on_rate > off_rate)
+			tr->on.pair_losses++;
+	}
+	tr->prev_span_us = b.span_us;
+	tr->prev_relief_us = b.relief_us;
 	tr->have_prev = true;
 	tr->prev_on = tr->cur_on;
 	tr->prev_commits = b.commits ? b.commits : 1;

@@ -77,6 +77,8 @@ void jt_side_sum(const struct jt_side *a, const struct jt_side *b, struct jt_sid
 	out->commits = a->commits + b->commits;
 	out->commit_us = a->commit_us + b->commit_us;
 	out->censored = a->censored + b->censored;
+	out->pair_wins = a->pair_wins + b->pair_wins;
+	out->pair_losses = a->pair_losses + b->pair_losses;
 	for (i = 0; i < JT_HIST_BUCKETS; i++)
 		out->hist[i] = a->hist[i] + b->hist[i];
 }
@@ -114,6 +116,25 @@ double jt_relief_p(const struct jt_side *on, const struct jt_side *off)
 	for (k = x; k <= n; k++)
 		sum += exp(log_choose((double)n, (double)k) + (double)k * lp + (double)(n - k) * lq);
 	return sum > 1.0 ? 1.0 : sum;
+}
+
+double jt_pair_sign_p(const struct jt_side *on)
+{
+	uint64_t n = on->pair_wins + on->pair_losses, k;
+	double sum = 0.0;
+
+	if (n == 0)
+		return 1.0;
+	for (k = on->pair_wins; k <= n; k++)
+		sum += exp(log_choose((double)n, (double)k) - (double)n * log(2.0));
+	return sum > 1.0 ? 1.0 : sum;
+}
+
+double jt_trial_relief_p(const struct jt_side *on, const struct jt_side *off)
+{
+	double a = jt_relief_p(on, off), b = jt_pair_sign_p(on);
+
+	return a < b ? a : b;
 }
 
 /*
@@ -222,7 +243,7 @@ enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_
 	if (relief <= 0.0 || jt_side_relief_rate(on) * 2.0 >= jt_side_relief_rate(off))
 		return JT_VERDICT_NO_RELIEF;
 	if (relief >= p->relief_min_us_per_s &&
-	    jt_relief_p(on, off) < jt_trial_relief_alpha(p, pairs) &&
+	    jt_trial_relief_p(on, off) < jt_trial_relief_alpha(p, pairs) &&
 	    (!jt_cost_log_ratio(on, off, &cost, &se) ||
 	     (cost <= p->margin && (cost - p->margin) / se <= JT_TRIAL_KEEP_Z)))
 		return JT_VERDICT_KEEP;
