@@ -204,20 +204,22 @@ demo_warmup_until() {
 
 # demo_watch_start - note when the first shadow wait and force_copy=1 are
 # seen (ms since this call, every 0.5 s) in $OUT/watch-$DEMO_J, and until
-# then "ms shadow_waits" each round in $OUT/watch-series-$DEMO_J.  Bash
+# then "ms shadow_waits shadow_wait_us" each round in
+# $OUT/watch-series-$DEMO_J.  Bash
 # builtins only (no process per round: on a starved guest a round of
 # cat and date took seconds), and force_copy is read before the counter,
 # so a round that sees force_copy=1 also sees the waits that caused it.
 demo_watch_start() {
 	rm -f "$OUT/watch-$DEMO_J" "$OUT/watch-series-$DEMO_J"
 	(
-		t0=${EPOCHREALTIME/[.,]/} first_wait= on= fc= sw=
+		t0=${EPOCHREALTIME/[.,]/} first_wait= on= fc= sw= swus=
 		exec 9<> <(:)	# a pipe nobody writes: read -t is the sleep
 		while [ -z "$first_wait" ] || [ -z "$on" ]; do
 			now=$(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 ))
 			read -r fc < "$DEMO_CFS/force_copy" || fc=
 			read -r sw < "$DEMO_CFS/shadow_waits" || sw=0
-			echo "$now $sw" >> "$OUT/watch-series-$DEMO_J"
+			read -r swus < "$DEMO_CFS/shadow_wait_us" || swus=0
+			echo "$now $sw $swus" >> "$OUT/watch-series-$DEMO_J"
 			if [ -z "$first_wait" ] && [ "$sw" != 0 ]; then
 				first_wait=$now
 				echo "first_wait_ms=$now" >> "$OUT/watch-$DEMO_J"
@@ -237,16 +239,19 @@ demo_watch() {
 	sed -n "s/^$1=//p" "$OUT/watch-$DEMO_J" 2>/dev/null
 }
 
-# demo_watch_sustained WINDOW_MS N - the first time (ms, as demo_watch) the
-# watcher saw N or more shadow waits within the WINDOW_MS before it (the
-# counter then against the last sample WINDOW_MS or more earlier, 0 before
-# the first), or "" when never: when a window of the agent held N waits
+# demo_watch_sustained WINDOW_MS US - the first time (ms, as demo_watch)
+# the watcher saw US or more microseconds of shadow waits end within the
+# WINDOW_MS before it (shadow_wait_us then against the last sample
+# WINDOW_MS or more earlier, 0 before the first), or "" when never: when
+# a window of the agent held that much stall time, which is what its
+# trigger counts (one wait of 837 ms started a trial on 6.12: a count of
+# waits is not the trigger)
 demo_watch_sustained() {
 	awk -v w="$1" -v n="$2" '
-		{ t[NR] = $1; c[NR] = $2
+		{ t[NR] = $1; c[NR] = $3
 		  base = 0
 		  for (i = NR; i >= 1; i--) if (t[i] <= $1 - w) { base = c[i]; break }
-		  if ($2 - base >= n) { print $1; exit } }' \
+		  if ($3 - base >= n) { print $1; exit } }' \
 		"$OUT/watch-series-$DEMO_J" 2>/dev/null
 }
 

@@ -69,17 +69,20 @@ on=$(demo_watch force_copy_on_ms)
 [ -n "$first" ] || fail "no shadow wait during the ${warm}s warm-up: the load did not stall"
 [ -n "$on" ] ||
 	{ cat "$OUT/agent.log"; fail "the agent did not turn force_copy on (first shadow wait at ${first} ms)"; }
-# The agent's trigger: shadow waits costing 10 ms/s over the window, which
-# 3 waits of this load within one window always are (each is 100 ms or
-# more).  When the load first met that is read off the watcher's counter
-# series, and how long the agent then took is printed, not asserted: the
+# The agent's trigger: shadow waits (those of 10 ms or more) costing
+# 10 ms/s over the window, 100 ms in 10 s; one wait of a second meets it
+# (6.12: "78.8 ms/s over 11 s ... (1 waits, p99 837.4 ms)").  When the
+# load first met that is read off the watcher's shadow_wait_us series
+# (every wait counted, so never later than the agent's own sum; over the
+# window and 2 s more, as the agent's window can be a sample or two
+# longer), and how long the agent then took is printed, not asserted: the
 # trial's first block is off half the time and its blocks stretch with the
 # load's waits, and a starved host (make check's lanes beside the system
 # test) adds seconds; a bound would be a timed assertion (the reaction,
 # sample by sample, is asserted in the agent's unit tests, test-policy).
-met=$(demo_watch_sustained $((WINDOW_S * 1000)) 3)
-[ -n "$met" ] || { cat "$OUT/agent.log"; fail "3 shadow waits within ${WINDOW_S} s never seen, yet force_copy went on at ${on} ms"; }
-log "first shadow wait at ${first} ms, 3 within ${WINDOW_S} s by ${met} ms, force_copy on at ${on} ms ($((on - met)) ms later)"
+met=$(demo_watch_sustained $((WINDOW_S * 1000 + 2000)) $((WINDOW_S * 10000)))
+[ -n "$met" ] || { cat "$OUT/agent.log"; fail "$((WINDOW_S * 10)) ms of shadow waits within $((WINDOW_S + 2)) s never seen, yet force_copy went on at ${on} ms"; }
+log "first shadow wait at ${first} ms, $((WINDOW_S * 10)) ms of them within $((WINDOW_S + 2)) s by ${met} ms, force_copy on at ${on} ms ($((on - met)) ms later)"
 grep -q "$DEMO_J: force_copy: trial of 0->1 starts: " "$OUT/agent.log" ||
 	{ cat "$OUT/agent.log"; fail "no trial of force_copy logged"; }
 # the watcher samples every 0.5 s (slower on a busy host): the first wait
