@@ -99,10 +99,21 @@ static double log_choose(double n, double k)
 	return lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0);
 }
 
+/* P(X >= @x) for X binomial with @n trials of probability @p (0 < p < 1). */
+static double binom_tail(uint64_t n, uint64_t x, double p)
+{
+	double lp = log(p), lq = log1p(-p), sum = 0.0;
+	uint64_t k;
+
+	for (k = x; k <= n; k++)
+		sum += exp(log_choose((double)n, (double)k) + (double)k * lp + (double)(n - k) * lq);
+	return sum > 1.0 ? 1.0 : sum;
+}
+
 double jt_relief_p(const struct jt_side *on, const struct jt_side *off)
 {
-	uint64_t n = on->relief_events + off->relief_events, x = off->relief_events, k;
-	double span = (double)on->span_us + (double)off->span_us, p0, lp, lq, sum = 0.0;
+	uint64_t n = on->relief_events + off->relief_events, x = off->relief_events;
+	double span = (double)on->span_us + (double)off->span_us, p0;
 
 	if (n == 0 || span <= 0.0)
 		return 1.0;
@@ -111,23 +122,14 @@ double jt_relief_p(const struct jt_side *on, const struct jt_side *off)
 		return 1.0;
 	if (p0 >= 1.0)
 		return x ? 0.0 : 1.0;
-	lp = log(p0);
-	lq = log1p(-p0);
-	for (k = x; k <= n; k++)
-		sum += exp(log_choose((double)n, (double)k) + (double)k * lp + (double)(n - k) * lq);
-	return sum > 1.0 ? 1.0 : sum;
+	return binom_tail(n, x, p0);
 }
 
 double jt_pair_sign_p(const struct jt_side *on)
 {
-	uint64_t n = on->pair_wins + on->pair_losses, k;
-	double sum = 0.0;
+	uint64_t n = on->pair_wins + on->pair_losses;
 
-	if (n == 0)
-		return 1.0;
-	for (k = on->pair_wins; k <= n; k++)
-		sum += exp(log_choose((double)n, (double)k) - (double)n * log(2.0));
-	return sum > 1.0 ? 1.0 : sum;
+	return n ? binom_tail(n, on->pair_wins, 0.5) : 1.0;
 }
 
 double jt_trial_relief_p(const struct jt_side *on, const struct jt_side *off)
