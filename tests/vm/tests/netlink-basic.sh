@@ -151,10 +151,14 @@ done
 # and the rate limiter's count of the notes it dropped (printed once 5 s
 # have passed with more than 10 of them: seen on the slower debug kernel)
 dmesg > /tmp/dmesg-after
-new=$(tail -n +"$(($(wc -l < /tmp/dmesg-before) + 1))" /tmp/dmesg-after |
-	grep -v -e "netlink: [0-9]* bytes leftover after parsing attributes in process" \
-		-e "__nla_validate_parse: [0-9]* callbacks suppressed" || true)
-[ -z "$new" ] || { echo "$new"; fail "kernel messages during the fuzz loop"; }
+# A message of the loaded host's (kmsg_host_noise) is printed and let be:
+# CI failed this once on 6.12 with a line its summary did not show.
+tail -n +"$(($(wc -l < /tmp/dmesg-before) + 1))" /tmp/dmesg-after > /tmp/dmesg-fuzz
+echo "kernel messages during the fuzz loop: $(wc -l < /tmp/dmesg-fuzz)"
+sed 's/^/  /' /tmp/dmesg-fuzz | head -n 40
+new=$(grep -v -e "netlink: [0-9]* bytes leftover after parsing attributes in process" \
+	-e "__nla_validate_parse: [0-9]* callbacks suppressed" /tmp/dmesg-fuzz | kmsg_host_noise || true)
+[ -z "$new" ] || { echo "$new"; fail "kernel messages during the fuzz loop: $(echo "$new" | head -n 1)"; }
 echo "ok: no kernel message from the fuzz loop but the netlink core's leftover-bytes note"
 
 run_ok umount umount /mnt/a
