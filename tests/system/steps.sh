@@ -169,6 +169,13 @@ step_apt_install() {
 	mkdir -p /root/jbd2-tune/build/deb
 	tar -xf /dev/vdc -C /root/jbd2-tune/build/deb || fail "no packages on /dev/vdc"
 	cd /root/jbd2-tune || fail "cd /root/jbd2-tune"
+	# make check's image (build-image --deps-in-image) has what apt
+	# resolved beside ours installed already, marked automatic
+	[ ! -f /var/lib/systest/deps-in-image ] ||
+		echo "in the image already (build-image --deps-in-image):" \
+			"$(wc -l < /var/lib/systest/deps-in-image) packages, among them" \
+			"$(grep -E '^(dkms|linux-headers-amd64|linux-source-[0-9.]+)$' \
+				/var/lib/systest/deps-in-image | tr '\n' ' ')"
 	local t0=$SECONDS
 	stamped apt install -y ./build/deb/jbd2-tune-dkms_*_all.deb ./build/deb/jbd2-tuned_*_amd64.deb ||
 		fail "apt install failed"
