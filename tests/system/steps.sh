@@ -90,13 +90,20 @@ knob() {
 	cat "$CFS/$1/$2"
 }
 
-# set_on JOURNAL - SetMode JOURNAL force_copy on as root, and wait until
-# the agent has written the knob
+# set_mode JOURNAL on|off - SetMode JOURNAL force_copy on|off as root, and
+# wait until the agent has written the knob (1 or 0)
+set_mode() {
+	local v=0
+	[ "$2" = on ] && v=1
+	run busctl --system call "${MGR[@]}" SetMode sss "$1" force_copy "$2" ||
+		fail "SetMode $1 force_copy $2 failed"
+	wait_for 10 sh -c "[ \"\$(cat $CFS/$1/force_copy)\" = $v ]" ||
+		fail "$1 force_copy did not become $v"
+}
+
+# set_on JOURNAL - set_mode JOURNAL on
 set_on() {
-	run busctl --system call "${MGR[@]}" SetMode sss "$1" force_copy on ||
-		fail "SetMode $1 force_copy on failed"
-	wait_for 10 sh -c "[ \"\$(cat $CFS/$1/force_copy)\" = 1 ]" ||
-		fail "$1 force_copy did not become 1"
+	set_mode "$1" on
 }
 
 # knob_list - "JOURNAL force_copy reclaim_watermark_pct" of every journal
@@ -492,10 +499,7 @@ step_non_root() {
 	# the knob held at 0 by root first: in auto the agent may be in the
 	# middle of a trial of it on the root journal (its own waits start
 	# trials too), and an on-block would read as nobody's write
-	run busctl --system call "${MGR[@]}" SetMode sss "$j" force_copy off ||
-		fail "SetMode $j force_copy off failed"
-	wait_for 10 sh -c "[ \"\$(cat $CFS/$j/force_copy)\" = 0 ]" ||
-		fail "$j force_copy did not become 0 under SetMode off"
+	set_mode "$j" off
 	echo "# runuser -u nobody -- busctl call org.jbd2tune1 /org/jbd2tune1 org.jbd2tune1.Manager SetMode sss $j force_copy on"
 	out=$(runuser -u nobody -- busctl --system call "${MGR[@]}" SetMode sss "$j" force_copy on 2>&1)
 	rc=$?
