@@ -136,8 +136,6 @@ struct jbd2tune_wait_stat {
  */
 struct jbd2tune_events {
 	unsigned long flags;
-#define JBD2TUNE_EV_SPACE_LOW		0	/* below the line, reported */
-#define JBD2TUNE_EV_STOPPED		1	/* journal going away */
 	/* the stall_* fields below; queueing vs. JBD2TUNE_EV_STOPPED */
 	spinlock_t stall_lock;
 	bool stall_queued;
@@ -491,7 +489,7 @@ void jbd2tune_wait_done(journal_t *journal, enum jbd2tune_wait_kind kind,
 			u64 start_ns);
 u64 jbd2tune_sleep_for_commit(journal_t *journal, tid_t tid, u64 start_ns);
 void jbd2tune_tail_moved(journal_t *journal, unsigned long freed_blocks);
-void jbd2tune_handle_start_slow(journal_t *journal);
+void jbd2tune_handle_start(journal_t *journal);
 void jbd2tune_handle_joined_slow(journal_t *journal,
 				 unsigned long start_jiffies);
 void jbd2tune_handle_leaving_slow(journal_t *journal,
@@ -518,46 +516,6 @@ DECLARE_STATIC_KEY_FALSE(jbd2tune_lock_delay_key);
 void jbd2tune_lock_delay_setup(struct jbd2tune_journal *jt);
 void jbd2tune_lock_delay_teardown(struct jbd2tune_journal *jt);
 void jbd2tune_lock_delay_kick(struct jbd2tune_journal *jt);
-
-/**
- * jbd2tune_space_line() - free log space below which SPACE_LOW is sent
- * @journal: the journal
- * @watermark_blocks: the reclaim watermark in blocks, 0 when reclaim is off
- *
- * Return: the watermark, or twice j_max_transaction_buffers (the point at
- * which add_transaction_credits() makes handles wait for space) if none;
- * blocks.
- */
-static inline u64 jbd2tune_space_line(journal_t *journal, u64 watermark_blocks)
-{
-	return watermark_blocks ? watermark_blocks :
-	       2 * (u64)READ_ONCE(journal->j_max_transaction_buffers);
-}
-
-/**
- * jbd2tune_handle_start() - reclaim and SPACE_LOW checks of a handle start
- * @journal: the journal a handle is being started on
- *
- * Called from add_transaction_credits() with j_state_lock held for
- * reading, on every handle start.  With reclaim off, no SPACE_LOW pending
- * and free log space above the SPACE_LOW line there is nothing to do, and
- * this inline test is all a handle pays (issue 22, item 5: with the call
- * it replaces, ours ran 41.5 instructions more than stock per fchmod() on
- * 6.1, 11.5 with it; bench/handle-cost under -icount, 12 pairs each,
- * spread 2 instructions).  Otherwise jbd2tune_handle_start_slow()
- * decides, from the same figures.
- */
-static inline void jbd2tune_handle_start(journal_t *journal)
-{
-	struct jbd2tune_journal *jt = jbd2tune_of(journal);
-
-	if (likely(!READ_ONCE(jt->reclaim_watermark_pct) &&
-		   !test_bit(JBD2TUNE_EV_SPACE_LOW, &jt->events.flags) &&
-		   jbd2_log_space_left(journal) >=
-		   jbd2tune_space_line(journal, 0)))
-		return;
-	jbd2tune_handle_start_slow(journal);
-}
 
 /**
  * jbd2tune_handle_joined() - a handle joined the running transaction

@@ -42,7 +42,9 @@
 
 #include "jbd2tune.h"
 
-/* Bits of jbd2tune_events.flags (JBD2TUNE_EV_*): jbd2tune.h */
+/* Bits of jbd2tune_events.flags */
+#define JBD2TUNE_EV_SPACE_LOW		0	/* below the line, reported */
+#define JBD2TUNE_EV_STOPPED		1	/* journal going away */
 
 /* Re-arm SPACE_LOW this share of the journal above the line: 1/16. */
 #define JBD2TUNE_SPACE_LOW_HYSTERESIS_SHIFT	4
@@ -61,6 +63,13 @@ static unsigned long jbd2tune_stall_delay(struct jbd2tune_events *evs,
 	if (now >= next)
 		return 0;
 	return nsecs_to_jiffies(next - now) + 1;
+}
+
+/* The SPACE_LOW line: the reclaim watermark, or 2 x the threshold if none. */
+static u64 jbd2tune_space_line(journal_t *journal, u64 watermark_blocks)
+{
+	return watermark_blocks ? watermark_blocks :
+	       2 * (u64)READ_ONCE(journal->j_max_transaction_buffers);
 }
 
 static void jbd2tune_space_work(struct work_struct *work)
@@ -173,10 +182,9 @@ void jbd2tune_events_remove(struct jbd2tune_journal *jt)
  * @free_blocks: jbd2_log_space_left(), as just computed by the caller
  * @watermark_blocks: the reclaim watermark in blocks, 0 when reclaim is off
  *
- * Called from jbd2tune_handle_start_slow() with j_state_lock held for
- * reading, on the handle starts that jbd2tune_handle_start()'s inline test
- * does not settle (reclaim on, SPACE_LOW pending, or free space below the
- * line).  Queues the SPACE_LOW work on a
+ * Called from jbd2tune_handle_start() with j_state_lock held for reading,
+ * on every handle start: costs a comparison and a test_bit() unless the
+ * free space just crossed the line.  Queues the SPACE_LOW work on a
  * downward crossing (at most one per JBD2TUNE_STALL_INTERVAL_MS), re-arms
  * once free space is 1/16 of the journal above the line.
  */

@@ -131,8 +131,8 @@ void jbd2tune_tail_moved(journal_t *journal, unsigned long freed_blocks)
 }
 
 /*
- * Remember where the journal stood when a run gave up:
- * jbd2tune_handle_start_slow() queues no new run until a commit has finished or the tail has moved.
+ * Remember where the journal stood when a run gave up: jbd2tune_handle_start()
+ * queues no new run until a commit has finished or the tail has moved.
  */
 static void jbd2tune_reclaim_backoff(struct jbd2tune_journal *jt, bool on)
 {
@@ -217,17 +217,17 @@ static void jbd2tune_reclaim_work(struct work_struct *work)
 }
 
 /**
- * jbd2tune_handle_start_slow() - queue background reclaim when space is low
+ * jbd2tune_handle_start() - queue background reclaim when space is low
  * @journal: the journal a handle is being started on
  *
- * Called by jbd2tune_handle_start() when its inline test does not settle
- * the handle start, with j_state_lock held for reading.  Computes free
- * space and the watermark once for both checks (SPACE_LOW and reclaim).
- * Queues the journal's work
+ * Called from add_transaction_credits() with j_state_lock held for
+ * reading.  Computes free space and the watermark once for both checks;
+ * with reclaim off that is one READ_ONCE() and jbd2_log_space_left(), as
+ * before (the SPACE_LOW check needs it anyway).  Queues the journal's work
  * item at most once at a time, and not again after a run that made no
  * progress until a commit has finished or the log tail has moved.
  */
-void jbd2tune_handle_start_slow(journal_t *journal)
+void jbd2tune_handle_start(journal_t *journal)
 {
 	struct jbd2tune_journal *jt = jbd2tune_of(journal);
 	unsigned int pct = READ_ONCE(jt->reclaim_watermark_pct);
