@@ -572,7 +572,9 @@ static void trial_figures(const struct jt_trial_run *tr, const struct jt_side *o
  * started before the switch still runs under the old value (its shadow
  * buffers, its checkpoint), and a wait is counted when it ends, so the
  * first 1.5 mean commit durations of the window, or the relief wait's p99
- * if longer (at least one interval, at most one block), are left out.
+ * if longer (at least one interval, at most one block), are left out, and
+ * then until a commit has ended (at most two blocks from the switch; see
+ * switch_commits in policy.h and test_sim_commit_tied).
  */
 static void next_block(const struct jt_timing *t, const struct jt_journal_policy *jp,
 		       struct jt_journal_state *st, const struct jt_sample *s, bool new_pair)
@@ -609,6 +611,13 @@ static void next_block(const struct jt_timing *t, const struct jt_journal_policy
 	tr->settle_us = settle < full ? settle : full;
 	tr->settling = true;
 	tr->block_start_us = s->time_us;
+	tr->switch_commits = s->wait[JT_WAIT_COMMIT_DURATION].waits;
+	/*
+	 * force_copy and lock_delay are read by a commit (per buffer as it
+	 * logs them, as it locks): the reclaim worker is not tied to one.
+	 * A module without commit statistics: the time alone.
+	 */
+	tr->switch_commit_ended = !s->has_commit_stats || tr->knob == JT_KNOB_RECLAIM;
 }
 
 /* Write the value the current block needs, if it is not in force. */
@@ -810,8 +819,20 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 	bool done;
 
 	if (tr->settling) {
-		/* the block's figures start once it settled (next_block()) */
-		if (s->time_us - tr->block_start_us + t->interval_us / 10 < tr->settle_us)
+		uint64_t since = s->time_us - tr->block_start_us;
+		bool ended = tr->switch_commit_ended;
+
+		/*
+		 * The block's figures start once it settled (next_block()) and
+		 * the commit in flight at the switch ended at an earlier
+		 * sample: the counters are read one file at a time, so the
+		 * waits its end woke are read by the next one at the latest.
+		 */
+		tr->switch_commit_ended = ended ||
+					  s->wait[JT_WAIT_COMMIT_DURATION].waits != tr->switch_commits;
+		if (since + t->interval_us / 10 < tr->settle_us)
+			return;
+		if (!ended && since < 2 * tr->block_us)
 			return;
 		tr->settling = false;
 		fill_slot(&tr->base, s);

@@ -131,6 +131,18 @@ struct jt_trial_run {
 	uint64_t block_us;	/* length of each block's counted part */
 	uint64_t settle_us;	/* the block's first settle_us do not count ... */
 	bool settling;		/* ... and have not passed yet */
+	/*
+	 * The commit in flight at the switch began under the previous
+	 * block's value and keeps its shadow buffers until its log I/O ends:
+	 * writers that come to them after the switch still sleep, and those
+	 * waits begin in this block (carry_step() cannot move them).  The
+	 * block settles until a commit has ended at an earlier sample
+	 * (commits at the switch: switch_commits), at most 2 block_us;
+	 * the same for lock_delay (the commit locked under the old value),
+	 * not for reclaim.
+	 */
+	uint64_t switch_commits;
+	bool switch_commit_ended;
 	struct jt_slot base;	/* counters where the current block's figures start */
 	/*
 	 * The kernel counts a wait when it ends.  A relief wait that ends in
