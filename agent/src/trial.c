@@ -241,6 +241,16 @@ enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_
 	 */
 	if (jt_cost_log_ratio(on, off, &cost, &se) && (cost - p->margin) / se > JT_TRIAL_KEEP_Z)
 		return JT_VERDICT_COSTLY;
+	/*
+	 * neither side has seen the wait the trial was started for (the
+	 * stall went quiet): no evidence either way, so go on, up to the most
+	 * pairs (agent-stall on 6.1: a trial begun on the load's first burst
+	 * ran through a quiet spell, "no relief after 6 blocks: shadow waits
+	 * 0.0 vs 0.0 ms/s", and its back-off kept force copy off when the
+	 * stalls came back)
+	 */
+	if (!on->relief_waits && !off->relief_waits)
+		return pairs >= p->max_pairs ? JT_VERDICT_INCONCLUSIVE : JT_VERDICT_CONTINUE;
 	/* a change that removes less than half of the relief wait is not worth a trial's cost */
 	if (relief <= 0.0 || jt_side_relief_rate(on) * 2.0 >= jt_side_relief_rate(off))
 		return JT_VERDICT_NO_RELIEF;

@@ -162,7 +162,9 @@ bool jt_cost_log_ratio(const struct jt_side *on, const struct jt_side *off, doub
  * counted as off data by the harm test only (so that the first on-block
  * can already be judged).  @recheck: a re-check of a kept change (keeps
  * unless harm, or the off blocks show no more relief wait than the on
- * blocks after min_pairs: the load that needed it is gone).
+ * blocks after min_pairs: the load that needed it is gone).  A trial
+ * whose sides have seen no relief wait at all goes on to max_pairs
+ * (inconclusive there) instead of ending "no relief": it has no evidence.
  */
 enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_side *on,
 			       const struct jt_side *off, const struct jt_side *pre,

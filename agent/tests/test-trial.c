@@ -5,7 +5,8 @@
  * reverts a knob by chance (the rates Documentation/agent-policy.md
  * quotes), and the decision sequences A-G and R3 of
  * ../shared/cases/decision-sequences/, each asserting what the cases
- * folder says the agent should do, and L1-L5 of lock delay (issue 21).
+ * folder says the agent should do, L1-L5 of lock delay (issue 21), and Q
+ * (agent-stall's quiet spell after a first burst).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -85,6 +86,33 @@ static void test_pair_sign(void **state)
 	on.pair_losses = 2;
 	assert_int_equal(jt_trial_judge(&p, &on, &off, &pre, 10, true, false),
 			 JT_VERDICT_INCONCLUSIVE);
+}
+
+/*
+ * A trial whose sides saw no relief wait at all has no evidence: it goes
+ * on to the cap of pairs (inconclusive there), where one that saw the
+ * waits on both sides alike ends "no relief" after the fewest.
+ */
+static void test_no_evidence(void **state)
+{
+	struct jt_trial_params p = { .margin = log(1.15), .relief_min_us_per_s = 10000,
+				     .min_pairs = 3, .max_pairs = 10 };
+	struct jt_side on = { .span_us = 15000000, .blocks = 3 };
+	struct jt_side off = { .span_us = 15000000, .blocks = 3 };
+	struct jt_side pre = { 0 };
+
+	(void)state;
+	assert_int_equal(jt_trial_judge(&p, &on, &off, &pre, 3, true, false), JT_VERDICT_CONTINUE);
+	assert_int_equal(jt_trial_judge(&p, &on, &off, &pre, 10, true, false),
+			 JT_VERDICT_INCONCLUSIVE);
+	/* a re-check without waits: the load that needed the change is gone */
+	assert_int_equal(jt_trial_judge(&p, &on, &off, &pre, 3, true, true),
+			 JT_VERDICT_RELIEF_GONE);
+	on.relief_waits = off.relief_waits = 5;
+	on.relief_events = off.relief_events = 5;
+	on.relief_us = off.relief_us = 2500000;
+	assert_int_equal(jt_trial_judge(&p, &on, &off, &pre, 3, true, false),
+			 JT_VERDICT_NO_RELIEF);
 }
 
 /* The relief test's level per look: 0.005, the last look what 5 % leaves. */
@@ -582,6 +610,41 @@ static void test_seq_d(void **state)
 	assert_true(m.first_trial_s >= 30 && m.first_trial_s <= 32);
 }
 
+/*
+ * Q: the load's first burst of shadow waits (6 of 500 ms at 20 s), a
+ * quiet spell to 90 s, then 2 a second of 300 ms that force
+ * copy removes; 5 commit waits of 20 ms a second throughout (agent-stall
+ * on 6.1: a trial begun on the first burst ended "no relief after 6
+ * blocks: shadow waits 0.0 vs 0.0 ms/s" and its 300-s back-off kept force
+ * copy off when the stalls came back).
+ */
+static void load_q(struct sim *m)
+{
+	commits(m, 5, 20000);
+	if (m->t_s == 20)
+		sim_waits(m, JT_WAIT_SHADOW, 6, 500000);
+	if (m->t_s >= 90 && !m->s.knob[JT_KNOB_FORCE_COPY])
+		sim_waits(m, JT_WAIT_SHADOW, 2, 300000);
+}
+
+static void test_seq_q(void **state)
+{
+	struct jt_journal_policy jp = shipped();
+	static struct jt_journal_state st;
+	static struct sim m;
+
+	(void)state;
+	jp.reclaim = JT_MODE_OFF;
+	sim_init(&m, 17);
+	jt_journal_state_init(&st);
+	run(&m, &st, &jp, 300, load_q);
+	print_sim("Q (5 min)", &m);
+	assert_true(m.first_trial_s >= 20 && m.first_trial_s <= 22);
+	assert_int_equal(m.trials, 1);		/* one trial, which outlasted the quiet spell */
+	assert_int_equal(m.keeps, 1);
+	assert_int_equal(m.s.knob[JT_KNOB_FORCE_COPY], 1);
+}
+
 /* E: one 300 ms space wait every 5 s at any watermark; any watermark makes commits 8 % longer. */
 static void load_e(struct sim *m)
 {
@@ -984,6 +1047,7 @@ int main(void)
 		cmocka_unit_test(test_relief_p),
 		cmocka_unit_test(test_relief_alpha),
 		cmocka_unit_test(test_pair_sign),
+		cmocka_unit_test(test_no_evidence),
 		cmocka_unit_test(test_cost),
 		cmocka_unit_test(test_sim_no_effect),
 		cmocka_unit_test(test_sim_doubles_commit),
@@ -995,6 +1059,7 @@ int main(void)
 		cmocka_unit_test(test_seq_c),
 		cmocka_unit_test(test_seq_d),
 		cmocka_unit_test(test_seq_e),
+		cmocka_unit_test(test_seq_q),
 		cmocka_unit_test(test_seq_f),
 		cmocka_unit_test(test_seq_g),
 		cmocka_unit_test(test_seq_h),
