@@ -34,6 +34,7 @@ static const struct jt_knob_desc knob_descs[JT_KNOBS] = {
 	[JT_KNOB_FORCE_COPY] = {
 		.knob = JT_KNOB_FORCE_COPY, .name = "force_copy", .relief = JT_WAIT_SHADOW,
 		.stepped = false, .any_wait_counts = false, .block_mult = 1, .pairs_mult = 1,
+		.read_by_commit = true,
 	},
 	/*
 	 * Space waits are rare and each stalls every handle: all count, and
@@ -43,6 +44,7 @@ static const struct jt_knob_desc knob_descs[JT_KNOBS] = {
 	[JT_KNOB_RECLAIM] = {
 		.knob = JT_KNOB_RECLAIM, .name = "reclaim", .relief = JT_WAIT_SPACE,
 		.stepped = true, .any_wait_counts = true, .block_mult = 3, .pairs_mult = 2,
+		.read_by_commit = false,	/* the reclaim worker is not tied to a commit */
 	},
 	/*
 	 * Locked waits are many and mostly short, like shadow waits: only
@@ -55,6 +57,7 @@ static const struct jt_knob_desc knob_descs[JT_KNOBS] = {
 		.stepped = true, .ladder = lock_delay_ladder_ms,
 		.ladder_len = sizeof(lock_delay_ladder_ms) / sizeof(lock_delay_ladder_ms[0]),
 		.any_wait_counts = false, .block_mult = 1, .pairs_mult = 1,
+		.read_by_commit = true,
 	},
 };
 
@@ -612,12 +615,8 @@ static void next_block(const struct jt_timing *t, const struct jt_journal_policy
 	tr->settling = true;
 	tr->block_start_us = s->time_us;
 	tr->switch_commits = s->wait[JT_WAIT_COMMIT_DURATION].waits;
-	/*
-	 * force_copy and lock_delay are read by a commit (per buffer as it
-	 * logs them, as it locks): the reclaim worker is not tied to one.
-	 * A module without commit statistics: the time alone.
-	 */
-	tr->switch_commit_ended = !s->has_commit_stats || tr->knob == JT_KNOB_RECLAIM;
+	/* a module without commit statistics: the time alone */
+	tr->switch_commit_ended = !s->has_commit_stats || !jt_knob_desc(tr->knob)->read_by_commit;
 }
 
 /* Write the value the current block needs, if it is not in force. */

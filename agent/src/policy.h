@@ -62,6 +62,12 @@ struct jt_knob_desc {
 	bool any_wait_counts;		/* every relief wait counts toward the budget */
 	unsigned int block_mult;	/* trial block = trial_block_s x this */
 	unsigned int pairs_mult;	/* trial cap = trial_max_pairs x this */
+	/*
+	 * A commit reads the knob (force copy per buffer as it logs it, lock
+	 * delay as it locks): a trial's block settles until the commit in
+	 * flight at the switch has ended (switch_commits).
+	 */
+	bool read_by_commit;
 };
 
 /* The descriptor of @knob. */
@@ -137,9 +143,8 @@ struct jt_trial_run {
 	 * writers that come to them after the switch still sleep, and those
 	 * waits begin in this block (carry_step() cannot move them).  The
 	 * block settles until a commit has ended at an earlier sample
-	 * (commits at the switch: switch_commits), at most 2 block_us;
-	 * the same for lock_delay (the commit locked under the old value),
-	 * not for reclaim.
+	 * (commits at the switch: switch_commits), at most 2 block_us, for
+	 * a knob read_by_commit (jt_knob_desc).
 	 */
 	uint64_t switch_commits;
 	bool switch_commit_ended;
