@@ -703,7 +703,7 @@ static uint64_t fail_backoff(struct jt_knob_state *ks, const struct jt_journal_p
 /* End the trial with verdict @v at @s: put the right value in force and log. */
 static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_state *st,
 		      enum jt_verdict v, const struct jt_sample *s, const struct jt_side *off_pre,
-		      struct jt_decision *out, unsigned int *n)
+		      const char *yield_why, struct jt_decision *out, unsigned int *n)
 {
 	struct jt_trial_run *tr = &st->trial;
 	struct jt_knob_state *ks = &st->knob[tr->knob];
@@ -711,7 +711,7 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 	struct jt_trial_params tp = trial_params(jp, tr->knob, tr->recheck);
 	uint64_t now = s->time_us, backoff = 0;
 	int64_t target = v == JT_VERDICT_KEEP ? tr->to : tr->from;
-	char figs[300], tail[160] = "";
+	char figs[300], tail[240] = "";
 	int64_t min, max;
 	double cost = 0.0, se = 0.0, p = jt_trial_relief_p(&tr->on, &tr->off);
 	bool have_cost;
@@ -750,6 +750,19 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 		snprintf(tail, sizeof(tail), "; harm z %.1f > %.2f; not tried again for %.0f s",
 			 have_cost ? (cost - log1p(jp->outcome_margin_pct / 100.0)) / se : 0.0,
 			 JT_TRIAL_HARM_Z, (double)backoff / 1e6);
+		break;
+	case JT_VERDICT_YIELDED:
+		/*
+		 * no evidence against the change: held back for the base
+		 * back-off (not doubled), so that the other knob's trial
+		 * runs first and this one may come back after it
+		 */
+		ks->kept = false;
+		ks->next_try = 0;
+		backoff = fail_backoff(ks, jp, tr->from, tr->to, now, false);
+		snprintf(tail, sizeof(tail), "; %s; not tried again for %.0f s",
+			 yield_why ? yield_why : "another knob's wait is over its trigger",
+			 (double)backoff / 1e6);
 		break;
 	case JT_VERDICT_NO_RELIEF:
 	case JT_VERDICT_INCONCLUSIVE:
@@ -801,6 +814,10 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 	tr->active = false;
 }
 
+static bool yield_to(const struct jt_timing *t, const struct jt_journal_policy *jp,
+		     const struct jt_journal_state *st, const struct jt_sample *s,
+		     const struct jt_trial_params *p, char *why, size_t len);
+
 /*
  * Run the trial in progress one sample on: the harm test at every sample
  * of an on-block, a block switch when the block is over, and the verdict
@@ -815,6 +832,7 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 	struct jt_block b;
 	struct jt_side off_pre;
 	enum jt_verdict v;
+	char yield_why[200];
 	bool done;
 
 	if (tr->settling) {
@@ -851,7 +869,7 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 		jt_side_add(&on, &b, true, done ? &off_pre : NULL);
 		if (jt_harm_z(&on, &tr->off, &tr->pre, p.margin) > JT_TRIAL_HARM_Z) {
 			tr->on = on;
-			trial_end(jp, st, JT_VERDICT_HARM, s, &off_pre, out, n);
+			trial_end(jp, st, JT_VERDICT_HARM, s, &off_pre, NULL, out, n);
 			return;
 		}
 	}
@@ -880,8 +898,11 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 	jt_side_sum(&tr->off, &tr->pre, &off_pre);
 	v = jt_trial_judge(&p, &tr->on, &tr->off, &tr->pre, tr->pairs, tr->in_second,
 			   tr->recheck);
+	if (v == JT_VERDICT_CONTINUE && tr->in_second && yield_to(t, jp, st, s, &p, yield_why,
+								   sizeof(yield_why)))
+		v = JT_VERDICT_YIELDED;
 	if (v != JT_VERDICT_CONTINUE) {
-		trial_end(jp, st, v, s, &off_pre, out, n);
+		trial_end(jp, st, v, s, &off_pre, v == JT_VERDICT_YIELDED ? yield_why : NULL, out, n);
 		return;
 	}
 	next_block(t, jp, st, s, tr->in_second);
@@ -985,6 +1006,62 @@ static bool triggered(const struct jt_timing *t, const struct jt_journal_policy 
 	else
 		return false;
 	return true;
+}
+
+/*
+ * Whether a back-off holds @knob back from @value at @now (as held_back(),
+ * without its note or its clearing of an expired back-off).
+ */
+static bool backoff_holds(const struct jt_knob_state *ks, int64_t value, uint64_t now)
+{
+	if (!ks->blocked_until_us || now >= ks->blocked_until_us)
+		return false;
+	return ks->blocked_up ? value > ks->blocked_from : value < ks->blocked_from;
+}
+
+/*
+ * yield_to - whether the trial in progress should give way, at the end of a
+ * pair: it is no re-check, has had its minimum pairs, and its own relief
+ * wait costs less than the budget on both sides (no keep can come unless
+ * the waits come back), while another auto knob has a value to try that no
+ * back-off holds and its wait is over its trigger now.  Writes "yields to
+ * <knob>: <trigger>" into @why.
+ *
+ * agent-advice, 2026-12-04: a force-copy trial begun on 11 ms/s of shadow
+ * waits ran its 20 blocks ("inconclusive after 20 blocks: shadow waits 0.0
+ * vs 0.0 ms/s") while space waits cost 767 ms/s and the diagnosis named
+ * the watermark: the reclaim trial, and the journal-size advice, came
+ * 100 s late.  A trial of a wait that went quiet with no other knob
+ * triggered still goes on (case Q).
+ */
+static bool yield_to(const struct jt_timing *t, const struct jt_journal_policy *jp,
+		     const struct jt_journal_state *st, const struct jt_sample *s,
+		     const struct jt_trial_params *p, char *why, size_t len)
+{
+	const struct jt_trial_run *tr = &st->trial;
+	char trig[160];
+	unsigned int k;
+	int64_t to;
+
+	if (tr->recheck || tr->pairs < p->min_pairs ||
+	    jt_side_relief_rate(&tr->on) >= p->relief_min_us_per_s ||
+	    jt_side_relief_rate(&tr->off) >= p->relief_min_us_per_s)
+		return false;
+	for (k = 0; k < JT_KNOBS; k++) {
+		const struct jt_knob_state *ks = &st->knob[k];
+
+		if (k == (unsigned int)tr->knob || !ks->managed || !knob_present(s, (enum jt_knob)k) ||
+		    jt_knob_mode(jp, (enum jt_knob)k) != JT_MODE_AUTO)
+			continue;
+		if (!candidate(jp, ks, (enum jt_knob)k, s, &to) ||
+		    backoff_holds(ks, to, s->time_us))
+			continue;
+		if (!triggered(t, jp, st, (enum jt_knob)k, s, trig, sizeof(trig)))
+			continue;
+		snprintf(why, len, "yields to %s: %s", jt_knob_name((enum jt_knob)k), trig);
+		return true;
+	}
+	return false;
 }
 
 /* The administrator's modes: on/off written once, no trial. */

@@ -13,6 +13,7 @@ const char *jt_verdict_name(enum jt_verdict v)
 {
 	static const char *const names[] = {
 		"continue", "keep", "harm", "no relief", "inconclusive", "relief gone", "costly",
+		"yielded",
 	};
 
 	return (unsigned int)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";

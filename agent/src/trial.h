@@ -92,9 +92,13 @@ enum jt_verdict {
 	JT_VERDICT_INCONCLUSIVE,/* the cap of pairs reached without proof: the old value */
 	JT_VERDICT_RELIEF_GONE,	/* re-check: the off blocks no longer show relief worth keeping */
 	JT_VERDICT_COSTLY,	/* after the minimum pairs: cost beyond the margin at the keep level */
+	JT_VERDICT_YIELDED,	/* its wait went under the budget while another knob's is over: gave way */
 };
 
-/* "continue", "keep", "harm", "no relief", "inconclusive", "relief gone", "costly". */
+/*
+ * "continue", "keep", "harm", "no relief", "inconclusive", "relief gone",
+ * "costly", "yielded".
+ */
 const char *jt_verdict_name(enum jt_verdict v);
 
 /*

@@ -645,6 +645,58 @@ static void test_seq_q(void **state)
 	assert_int_equal(m.s.knob[JT_KNOB_FORCE_COPY], 1);
 }
 
+/*
+ * Y: a first burst of shadow waits (6 of 500 ms at 20 s) starts a force
+ * copy trial; from 30 s on, space waits of 200 ms, 4 a second (800 ms/s),
+ * that any watermark removes, while shadow waits stay away; 5 commit waits
+ * of 20 ms a second throughout (agent-advice, 2026-12-04: the force copy
+ * trial ran its 20 blocks to "inconclusive" while space waits cost 767
+ * ms/s, and the reclaim trial came 100 s late).
+ */
+static void load_y(struct sim *m)
+{
+	commits(m, 5, 20000);
+	if (m->t_s == 20)
+		sim_waits(m, JT_WAIT_SHADOW, 6, 500000);
+	if (m->t_s >= 30 && !m->s.knob[JT_KNOB_RECLAIM])
+		sim_waits(m, JT_WAIT_SPACE, 4, 200000);
+}
+
+static void test_seq_y(void **state)
+{
+	struct jt_journal_policy jp = shipped();
+	static struct jt_journal_state st;
+	static struct sim m;
+	double verdict_s = -1.0;
+	unsigned int k;
+
+	(void)state;
+	sim_init(&m, 23);
+	jt_journal_state_init(&st);
+	for (k = 0; k < 300; k++) {
+		load_y(&m);
+		sim_step(&m, &T1, &jp, &st, false);
+		if (verdict_s < 0 && m.first_verdict)
+			verdict_s = m.t_s - 1.0;
+	}
+	print_sim("Y (5 min)", &m);
+	print_message("# Y: force copy's verdict at %.0f s\n", verdict_s);
+	assert_int_equal(m.first_trial_knob, JT_KNOB_FORCE_COPY);
+	assert_true(m.first_trial_s >= 20 && m.first_trial_s <= 22);
+	/*
+	 * gave way at the end of its third pair, the minimum (5 s blocks and
+	 * their settling: at 62 s), not at its cap of 10 pairs (about 160 s)
+	 */
+	assert_int_equal(m.first_verdict, 3);
+	assert_string_equal(st.knob[JT_KNOB_FORCE_COPY].last_verdict, "yielded");
+	assert_true(verdict_s > 30 && verdict_s <= 65);
+	assert_int_equal(m.s.knob[JT_KNOB_FORCE_COPY], 0);
+	/* then the watermark's trial, kept */
+	assert_true(st.knob[JT_KNOB_RECLAIM].kept);
+	assert_true(m.s.knob[JT_KNOB_RECLAIM] > 0);
+	assert_int_equal(m.harms, 0);
+}
+
 /* E: one 300 ms space wait every 5 s at any watermark; any watermark makes commits 8 % longer. */
 static void load_e(struct sim *m)
 {
@@ -1060,6 +1112,7 @@ int main(void)
 		cmocka_unit_test(test_seq_d),
 		cmocka_unit_test(test_seq_e),
 		cmocka_unit_test(test_seq_q),
+		cmocka_unit_test(test_seq_y),
 		cmocka_unit_test(test_seq_f),
 		cmocka_unit_test(test_seq_g),
 		cmocka_unit_test(test_seq_h),
