@@ -7,8 +7,9 @@
 # load's shadow waits cost more than the stall budget, keeps it after its
 # trial, and logs why (how long it took is printed, not asserted); that
 # busctl reads ForceCopy true, that the Decision signal was emitted, that
-# the writer's p99.9 is lower in phase 2 than in phase 1 (not on a debug
-# kernel, where the writer is CPU-bound), and that e2fsck -fn is clean.
+# the writer's stall time (its time in writes beyond 100 ms) is lower in
+# phase 2 than in phase 1 (not on a debug kernel, where the writer is
+# CPU-bound), and that e2fsck -fn is clean.
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-timeout: 1080
@@ -114,16 +115,25 @@ grep -q 'Member=Decision' "$OUT/decision-signals.txt" ||
 echo "ok: Decision signal emitted"
 
 demo_print_table
+# What the writer felt of the stalls: its time in writes beyond 100 ms,
+# summed (demo_stall_ms).  Asserted lower in phase 2 than in phase 1; the
+# p99.9 of each phase is printed beside it, not asserted: a 30-s phase
+# has about 1,900 writes, and when the dry-run phase caught only one or
+# two of them in a stall its p99.9 was whichever write came second (seen
+# once on 6.1: p99.9 89.7 -> 109.6 ms, failed, while the max fell 867 ->
+# 142 ms and force copy had been kept on 331.7 vs 0.0 ms/s of shadow waits).
 p1=$(awk '$1 == "dry-run" { print $5 }' "$OUT/table")
 p2=$(awk '$1 == "auto" { print $5 }' "$OUT/table")
+read -r s1 n1 <<< "$(demo_stall_ms dry-run)"
+read -r s2 n2 <<< "$(demo_stall_ms auto)"
 ok=0
-python3 -c "import sys; a, b = float('$p1'), float('$p2'); print('writer p99.9: dry-run %.1f ms, auto %.1f ms, ratio auto/dry-run %.3f' % (a, b, b / a if a else 0)); sys.exit(0 if b < a else 1)" || ok=1
+python3 -c "import sys; a, b = float('$s1'), float('$s2'); print('writer stall time (beyond 100 ms): dry-run %.1f ms in $n1 writes, auto %.1f ms in $n2 writes; p99.9 dry-run $p1 ms, auto $p2 ms' % (a, b)); sys.exit(0 if b < a else 1)" || ok=1
 # On a debug kernel (KASAN, lockdep) under TCG the writer is CPU-bound:
 # seen there, p50 225 -> 810 ms with no shadow wait left in the auto phase,
 # and the phase outlasted the 300 s hold, so the agent probed off and back
 # on within it.  The comparison says nothing about jbd2 there; the
 # functional checks above stand.
 case "$KSERIES" in
-*-debug) [ $ok = 0 ] || echo "note: writer p99.9 not judged on a debug kernel ($p1 -> $p2 ms)" ;;
-*) [ $ok = 0 ] || fail "writer p99.9 did not drop with force_copy on ($p1 -> $p2 ms)" ;;
+*-debug) [ $ok = 0 ] || echo "note: writer stall time not judged on a debug kernel ($s1 -> $s2 ms)" ;;
+*) [ $ok = 0 ] || fail "writer stall time did not drop with force_copy on ($s1 -> $s2 ms beyond 100 ms)" ;;
 esac
