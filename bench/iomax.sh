@@ -24,9 +24,6 @@
 #   max      the journal's reclaim_watermark_max_pct
 #   N        N %
 #   auto     jbd2-tuned with the shipped policy, started with the load
-#   X-nohandoff  setting X with the module parameter space_handoff at 0
-#            (handle starts short of space checkpoint themselves, as before
-#            space-handoff.patch), put back to 1 after the phase
 # IOMAX_TRACE (1) traces every phase for bench/iomax-attr.py (the events are
 # listed there); 0 runs it untraced (the rows only).  IOMAX_MOUNT_OPTS
 # (none) mounts the file system with those options (e.g. dioread_nolock,
@@ -160,11 +157,8 @@ print(0 if top < 0 else 2 ** (top + 1))'
 # one ROUND SETTING - one phase on a fresh file system
 one() {
 	local round=$1 setting=$2 j wm=0 lo hi tag base pp tp ppid tpid go lost=- w0 w1
-	local t0 t1 sw sw_max runs row label handoff=1 param=/sys/module/jbd2/parameters/space_handoff
-	tag=iomax-$round-$setting label=$setting
-	case $setting in
-	*-nohandoff) handoff=0; setting=${setting%-nohandoff} ;;
-	esac
+	local t0 t1 sw sw_max runs row
+	tag=iomax-$round-$setting
 	base=$OUT/$tag
 	j=$(fresh_ext4 "$DEV" "$MNT" -J size=4) || exit 1
 	if [ -n "$MOUNT_OPTS" ]; then
@@ -183,11 +177,6 @@ one() {
 	*) wm=$setting ;;
 	esac
 	[ "$wm" = - ] || jset "$j" reclaim_watermark_pct "$wm"
-	if [ -e "$param" ]; then
-		echo "$handoff" > "$param" || fail "space_handoff=$handoff"
-	elif [ "$handoff" = 0 ]; then
-		fail "no $param: this module has no space handoff to turn off"
-	fi
 	mkdir "$MNT/tenant" "$MNT/prober"
 	sync
 	go=/tmp/iomax-go
@@ -227,10 +216,7 @@ one() {
 		"bs=$(stat -f -c %S "$MNT") wall_s=$(echo "$t1 - $t0" | bc)" \
 		"space_waits=$sw space_wait_us=$(jattr "$j" space_wait_us)" \
 		"space_wait_hist='$(jattr "$j" space_wait_hist)' reclaim_runs=$runs" \
-		"reclaim_blocks=$(jattr "$j" reclaim_blocks) trace_lost=$lost" \
-		"space_handoff=$handoff space_handoffs=$(jattr "$j" space_handoffs 2>/dev/null || echo -)" \
-		> "$base.info"
-	[ ! -e "$param" ] || echo 1 > "$param"
+		"reclaim_blocks=$(jattr "$j" reclaim_blocks) trace_lost=$lost" > "$base.info"
 	row=$(python3 - "$base.ops" "$base.tenant" "$base.info" "$w0" "$w1" "$t0" "$t1" <<'PY'
 import sys
 ops = sorted((b - a) / 1e6 for a, b in (map(int, l.split()) for l in open(sys.argv[1]) if l.strip()))
@@ -245,7 +231,7 @@ PY
 	# shellcheck disable=SC2086
 	set -- $row
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t-\t-\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-		"$round" "$label" "$wm" "$1" "$2" "$3" "$4" "$sw" \
+		"$round" "$setting" "$wm" "$1" "$2" "$3" "$4" "$sw" \
 		"$(echo "scale=1; $sw_max / 1000" | bc)" "$runs" "$5" "$6" "$7" "$8" "$lost" |
 		tee -a "$TSV"
 	umount "$MNT" || fail "umount $MNT"

@@ -183,15 +183,6 @@ struct jbd2tune_cfs;
  * @reclaim_released: blocks released by the tail moves of @reclaim_task,
  *	written by that task only; the work takes differences of it
  * @reclaim_work: background checkpointing, on jbd2tune_wq
- * @reclaim_gen: runs of @reclaim_work finished (written by the work only)
- * @reclaim_last_released: blocks the last finished run released, written
- *	by the work before it advances @reclaim_gen (release), read after
- *	(acquire) by the waiters of jbd2tune_space_handoff()
- * @space_wait: handle starts short of log space waiting for @reclaim_work
- *	(jbd2tune_space_handoff()); woken when a run ends or releases space,
- *	when the log tail moves, and when reclaim stops
- * @space_handoffs: space waits @reclaim_work served: the handle start
- *	checkpointed nothing itself
  * @flags: JBD2TUNE_RECLAIM_* bits
  * @backoff_commit: j_commit_sequence when JBD2TUNE_RECLAIM_BACKOFF was set
  * @backoff_tail: j_tail when JBD2TUNE_RECLAIM_BACKOFF was set
@@ -239,10 +230,6 @@ struct jbd2tune_journal {
 	struct task_struct *reclaim_task;
 	u64 reclaim_released;
 	struct work_struct reclaim_work;
-	unsigned long reclaim_gen;
-	u64 reclaim_last_released;
-	wait_queue_head_t space_wait;
-	atomic64_t space_handoffs;
 	unsigned long flags;
 	tid_t backoff_commit;
 	unsigned long backoff_tail;
@@ -296,7 +283,6 @@ struct jbd2tune_wait_snapshot {
  * @force_copy_bytes_peak: its peak, bytes
  * @force_copy_stops: counter
  * @copyouts_forced_capped: counter
- * @space_handoffs: counter
  */
 struct jbd2tune_snapshot {
 	char name[JBD2TUNE_NAME_MAX];
@@ -319,7 +305,6 @@ struct jbd2tune_snapshot {
 	u64 force_copy_bytes_peak;
 	u64 force_copy_stops;
 	u64 copyouts_forced_capped;
-	u64 space_handoffs;
 };
 
 /**
@@ -351,7 +336,6 @@ int jbd2tune_set_force_copy_max_kib(struct jbd2tune_journal *jt,
 unsigned int jbd2tune_force_copy_default(void);
 unsigned int jbd2tune_reclaim_watermark_pct_default(void);
 unsigned int jbd2tune_lock_delay_max_ms_default(void);
-bool jbd2tune_space_handoff_enabled(void);
 
 /**
  * enum jbd2tune_figure - the single u64 figures of a journal
@@ -390,7 +374,6 @@ bool jbd2tune_space_handoff_enabled(void);
  * @JBD2TUNE_FIG_FORCE_COPY_BYTES_PEAK: the most it held, bytes
  * @JBD2TUNE_FIG_FORCE_COPY_STOPS: commits that stopped forcing copies
  * @JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED: copies not forced (the cap)
- * @JBD2TUNE_FIG_SPACE_HANDOFFS: space waits served by background reclaim
  */
 enum jbd2tune_figure {
 	JBD2TUNE_FIG_LOG_BLOCKS,
@@ -428,7 +411,6 @@ enum jbd2tune_figure {
 	JBD2TUNE_FIG_FORCE_COPY_BYTES_PEAK,
 	JBD2TUNE_FIG_FORCE_COPY_STOPS,
 	JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED,
-	JBD2TUNE_FIG_SPACE_HANDOFFS,
 };
 
 /* jbd2tune_stats.c */
@@ -508,7 +490,6 @@ void jbd2tune_wait_done(journal_t *journal, enum jbd2tune_wait_kind kind,
 u64 jbd2tune_sleep_for_commit(journal_t *journal, tid_t tid, u64 start_ns);
 void jbd2tune_tail_moved(journal_t *journal, unsigned long freed_blocks);
 void jbd2tune_handle_start(journal_t *journal);
-bool jbd2tune_space_handoff(journal_t *journal, int nblocks);
 void jbd2tune_handle_joined_slow(journal_t *journal,
 				 unsigned long start_jiffies);
 void jbd2tune_handle_leaving_slow(journal_t *journal,

@@ -269,7 +269,6 @@ JBD2TUNE_FIGURE_ATTR(force_copy_bytes_peak,
 JBD2TUNE_FIGURE_ATTR(force_copy_stops, JBD2TUNE_FIG_FORCE_COPY_STOPS);
 JBD2TUNE_FIGURE_ATTR(copyouts_forced_capped,
 		     JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED);
-JBD2TUNE_FIGURE_ATTR(space_handoffs, JBD2TUNE_FIG_SPACE_HANDOFFS);
 
 static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_force_copy,
@@ -318,7 +317,6 @@ static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_force_copy_bytes_peak,
 	&jbd2tune_cfs_attr_force_copy_stops,
 	&jbd2tune_cfs_attr_copyouts_forced_capped,
-	&jbd2tune_cfs_attr_space_handoffs,
 	NULL,
 };
 

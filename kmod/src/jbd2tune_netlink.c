@@ -152,9 +152,7 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_FORCE_COPY_STOPS,
 				s->force_copy_stops) ||
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_COPYOUTS_FORCED_CAPPED,
-				s->copyouts_forced_capped) ||
-	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_SPACE_HANDOFFS,
-				s->space_handoffs))
+				s->copyouts_forced_capped))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -162,7 +160,7 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 /* Size of a message from jbd2tune_nl_fill(), event attributes included. */
 static size_t jbd2tune_nl_msg_size(void)
 {
-	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 5 + 3 + 5;
+	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 5 + 3 + 4;
 
 	return nla_total_size(JBD2TUNE_NAME_MAX) +	/* name */
 	       2 * nla_total_size(sizeof(u8)) +		/* knobs */

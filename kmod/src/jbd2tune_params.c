@@ -8,11 +8,6 @@
  * after they change (jbd2tune_journal_alloc()), so a value set before a
  * mount is in effect from the journal's first transaction.  Writes are
  * validated exactly like the configfs knobs (jbd2tune_parse_uint()).
- *
- * /sys/module/jbd2/parameters/space_handoff (0/1, default 1) is read at
- * every foreground space wait: with background reclaim on, the handle
- * start short of log space leaves the checkpoint to the reclaim work
- * (jbd2tune_space_handoff()); 0 restores jbd2's own foreground checkpoint.
  */
 
 #include <linux/moduleparam.h>
@@ -23,7 +18,6 @@
 static unsigned int force_copy_default;
 static unsigned int reclaim_watermark_pct_default;
 static unsigned int lock_delay_max_ms_default;
-static unsigned int space_handoff = 1;
 
 static int jbd2tune_param_set(const char *val, const struct kernel_param *kp,
 			      unsigned int max)
@@ -38,8 +32,8 @@ static int jbd2tune_param_set(const char *val, const struct kernel_param *kp,
 	return 0;
 }
 
-static int jbd2tune_zero_one_set(const char *val,
-				 const struct kernel_param *kp)
+static int jbd2tune_force_copy_set(const char *val,
+				   const struct kernel_param *kp)
 {
 	return jbd2tune_param_set(val, kp, 1);
 }
@@ -61,8 +55,8 @@ static const struct kernel_param_ops jbd2tune_lock_delay_ops = {
 	.get = param_get_uint,
 };
 
-static const struct kernel_param_ops jbd2tune_zero_one_ops = {
-	.set = jbd2tune_zero_one_set,
+static const struct kernel_param_ops jbd2tune_force_copy_ops = {
+	.set = jbd2tune_force_copy_set,
 	.get = param_get_uint,
 };
 
@@ -71,13 +65,10 @@ static const struct kernel_param_ops jbd2tune_watermark_ops = {
 	.get = param_get_uint,
 };
 
-module_param_cb(force_copy_default, &jbd2tune_zero_one_ops,
+module_param_cb(force_copy_default, &jbd2tune_force_copy_ops,
 		&force_copy_default, 0644);
 MODULE_PARM_DESC(force_copy_default,
 		 "force_copy of journals set up from now on (0/1, default 0)");
-module_param_cb(space_handoff, &jbd2tune_zero_one_ops, &space_handoff, 0644);
-MODULE_PARM_DESC(space_handoff,
-		 "with background reclaim on, handle starts short of log space leave the checkpoint to the reclaim work (0/1, default 1)");
 module_param_cb(reclaim_watermark_pct_default, &jbd2tune_watermark_ops,
 		&reclaim_watermark_pct_default, 0644);
 MODULE_PARM_DESC(reclaim_watermark_pct_default,
@@ -115,15 +106,4 @@ unsigned int jbd2tune_reclaim_watermark_pct_default(void)
 unsigned int jbd2tune_lock_delay_max_ms_default(void)
 {
 	return READ_ONCE(lock_delay_max_ms_default);
-}
-
-/**
- * jbd2tune_space_handoff_enabled() - current space_handoff
- *
- * Return: true when handle starts short of log space may leave the
- * checkpoint to background reclaim.
- */
-bool jbd2tune_space_handoff_enabled(void)
-{
-	return READ_ONCE(space_handoff);
 }

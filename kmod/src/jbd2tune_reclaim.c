@@ -13,21 +13,12 @@
  * between the foreground threshold and what free space can reach are
  * accepted (jbd2tune_watermark_range()), and a run that finds nothing to
  * release is not repeated until a commit or a tail move changes that.
- *
- * Once reclaim is on, a handle start that still finds too little space
- * does not checkpoint itself either: jbd2tune_space_handoff() queues the
- * work and sleeps until it has run, so that checkpoint writes and the
- * cache flush of a tail move are issued by a kworker of the root cgroup,
- * never by a task whose cgroup's io.max would hold them, and
- * j_checkpoint_mutex is never held by such a task while its I/O is
- * queued (Documentation/iomax-inversion.md).
  */
 
 #include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
-#include <linux/wait.h>
 
 #include "jbd2tune.h"
 
@@ -137,9 +128,6 @@ void jbd2tune_tail_moved(journal_t *journal, unsigned long freed_blocks)
 
 	if (READ_ONCE(jt->reclaim_task) == current)
 		jt->reclaim_released += freed_blocks;
-	/* whoever moved it, space waiters may go on now */
-	if (wq_has_sleeper(&jt->space_wait))
-		wake_up_all(&jt->space_wait);
 }
 
 /*
@@ -173,9 +161,6 @@ static void jbd2tune_reclaim_backoff(struct jbd2tune_journal *jt, bool on)
  * back-off looks at.  The loop ends once free space reaches the
  * watermark; when nothing is left to checkpoint, or two iterations in a
  * row release nothing, it backs off (see jbd2tune_reclaim_backoff()).
- * Space waiters (jbd2tune_space_handoff()) are woken after every
- * iteration that released space and when the run ends, with what the run
- * released in reclaim_last_released.
  */
 static void jbd2tune_reclaim_work(struct work_struct *work)
 {
@@ -185,7 +170,7 @@ static void jbd2tune_reclaim_work(struct work_struct *work)
 	bool backoff = false;
 	unsigned int pct;
 	int stuck = 0;
-	u64 before, released, run_released = 0;
+	u64 before, released;
 	int err;
 
 	atomic64_inc(&jt->reclaim_runs);
@@ -208,11 +193,8 @@ static void jbd2tune_reclaim_work(struct work_struct *work)
 		}
 		released = jt->reclaim_released - before;
 		mutex_unlock(&journal->j_checkpoint_mutex);
-		if (released) {
+		if (released)
 			atomic64_add(released, &jt->reclaim_blocks);
-			run_released += released;
-			wake_up_all(&jt->space_wait);
-		}
 		if (err < 0)
 			break;
 		if (err > 0 && !released) {
@@ -232,107 +214,6 @@ static void jbd2tune_reclaim_work(struct work_struct *work)
 
 	/* Let the next handle start that sees low space queue us again. */
 	clear_bit_unlock(JBD2TUNE_RECLAIM_QUEUED, &jt->flags);
-	WRITE_ONCE(jt->reclaim_last_released, run_released);
-	/* the result before the generation: pairs with jbd2tune_runs_ended() */
-	smp_store_release(&jt->reclaim_gen, jt->reclaim_gen + 1);
-	wake_up_all(&jt->space_wait);
-}
-
-/*
- * Runs of the reclaim work finished so far.  Acquire: a reader that sees a
- * new count also sees the reclaim_last_released that run stored before it.
- */
-static unsigned long jbd2tune_runs_ended(struct jbd2tune_journal *jt)
-{
-	/* acquire: pairs with the release at the end of the work */
-	return smp_load_acquire(&jt->reclaim_gen);
-}
-
-/* Whether background reclaim can serve a space wait of @journal now. */
-static bool jbd2tune_handoff_possible(struct jbd2tune_journal *jt)
-{
-	journal_t *journal = &jt->journal;
-	unsigned int pct = READ_ONCE(jt->reclaim_watermark_pct);
-
-	return pct && jbd2tune_space_handoff_enabled() &&
-	       !test_bit(JBD2TUNE_RECLAIM_STOPPED, &jt->flags) &&
-	       !is_journal_aborted(journal) &&
-	       READ_ONCE(jt->reclaim_task) != current &&
-	       jbd2tune_watermark_blocks(journal, pct);
-}
-
-/**
- * jbd2tune_space_handoff() - let background reclaim checkpoint for a space wait
- * @journal: the journal
- * @nblocks: free log space the caller waits for (j_max_transaction_buffers)
- *
- * Called by __jbd2_log_wait_for_space() at each round of its loop, with no
- * lock held, before it would take j_checkpoint_mutex and checkpoint
- * itself.  With reclaim on (a watermark, space_handoff set, the journal
- * neither aborted nor going away), queues the reclaim work, clearing its
- * back-off (a handle start needs it now), and sleeps until a run of the
- * work has ended, free space is at least @nblocks, or reclaim stopped.
- * The work checkpoints down to the watermark, which is above @nblocks
- * (jbd2tune_watermark_range()), and moves the tail; the caller issues no
- * checkpoint I/O and takes no j_checkpoint_mutex.  Sleeps uninterruptibly,
- * waking at least once a second to notice an abort.
- *
- * Safe as a replacement of the caller's own checkpoint: the work takes
- * only j_checkpoint_mutex, j_list_lock and j_state_lock and waits only
- * for commits and checkpoint I/O, as the caller would; it starts no
- * handle, so it never waits for the caller.  When the run released
- * nothing (only a commit can help, or the work cannot progress) the
- * caller falls back to its own loop, which waits for the committing
- * transaction or aborts as before.
- *
- * Return: true when the caller should re-check free space and call again
- * (the work released space, or free space reached @nblocks); false when
- * the caller must checkpoint itself: reclaim off, stopped or aborted, or
- * the run released nothing.
- */
-bool jbd2tune_space_handoff(journal_t *journal, int nblocks)
-{
-	struct jbd2tune_journal *jt = jbd2tune_of(journal);
-	unsigned long gen;
-	bool enough, queued;
-	int tries;
-
-	/*
-	 * A run that was under way before we asked may end without having
-	 * released anything for us: then ask once more, for a run of our own.
-	 */
-	for (tries = 0; tries < 2; tries++) {
-		if (!jbd2tune_handoff_possible(jt))
-			return false;
-		gen = jbd2tune_runs_ended(jt);
-		clear_bit(JBD2TUNE_RECLAIM_BACKOFF, &jt->flags);
-		queued = !test_and_set_bit_lock(JBD2TUNE_RECLAIM_QUEUED,
-						&jt->flags);
-		if (queued)
-			queue_work(jbd2tune_wq, &jt->reclaim_work);
-		for (;;) {
-			enough = jbd2tune_free_blocks(journal) >= nblocks;
-			if (enough ||
-			    jbd2tune_runs_ended(jt) != gen ||
-			    test_bit(JBD2TUNE_RECLAIM_STOPPED, &jt->flags) ||
-			    is_journal_aborted(journal))
-				break;
-			wait_event_timeout(jt->space_wait,
-					   jbd2tune_free_blocks(journal) >= nblocks ||
-					   jbd2tune_runs_ended(jt) != gen ||
-					   test_bit(JBD2TUNE_RECLAIM_STOPPED,
-						    &jt->flags),
-					   HZ);
-		}
-		if (enough || (jbd2tune_runs_ended(jt) != gen &&
-			       READ_ONCE(jt->reclaim_last_released))) {
-			atomic64_inc(&jt->space_handoffs);
-			return true;
-		}
-		if (queued)
-			break;
-	}
-	return false;
 }
 
 /**
@@ -373,7 +254,6 @@ void jbd2tune_handle_start(journal_t *journal)
 void jbd2tune_reclaim_setup(struct jbd2tune_journal *jt)
 {
 	INIT_WORK(&jt->reclaim_work, jbd2tune_reclaim_work);
-	init_waitqueue_head(&jt->space_wait);
 }
 
 /**
@@ -389,8 +269,6 @@ void jbd2tune_reclaim_stop(struct jbd2tune_journal *jt, bool sync)
 		cancel_work_sync(&jt->reclaim_work);
 	else
 		cancel_work(&jt->reclaim_work);
-	/* space waiters checkpoint themselves from now on */
-	wake_up_all(&jt->space_wait);
 }
 
 /**

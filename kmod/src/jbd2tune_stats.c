@@ -191,8 +191,6 @@ u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig)
 		return atomic64_read(&jt->force_copy_stops);
 	case JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED:
 		return atomic64_read(&jt->copyouts_forced_capped);
-	case JBD2TUNE_FIG_SPACE_HANDOFFS:
-		return atomic64_read(&jt->space_handoffs);
 	case JBD2TUNE_FIG_RECLAIM_WATERMARK_MIN_PCT:
 	case JBD2TUNE_FIG_RECLAIM_WATERMARK_MAX_PCT:
 		jbd2tune_watermark_range(journal, &lo, &hi);
@@ -267,5 +265,4 @@ void jbd2tune_snapshot(struct jbd2tune_journal *jt,
 	snap->force_copy_bytes_peak = atomic64_read(&jt->force_copy_bytes_peak);
 	snap->force_copy_stops = atomic64_read(&jt->force_copy_stops);
 	snap->copyouts_forced_capped = atomic64_read(&jt->copyouts_forced_capped);
-	snap->space_handoffs = atomic64_read(&jt->space_handoffs);
 }

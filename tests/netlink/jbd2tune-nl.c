@@ -109,7 +109,6 @@ static const struct field u64_fields[] = {
 	{ JBD2TUNE_ATTR_FORCE_COPY_BYTES_PEAK, "force_copy_bytes_peak" },
 	{ JBD2TUNE_ATTR_FORCE_COPY_STOPS, "force_copy_stops" },
 	{ JBD2TUNE_ATTR_COPYOUTS_FORCED_CAPPED, "copyouts_forced_capped" },
-	{ JBD2TUNE_ATTR_SPACE_HANDOFFS, "space_handoffs" },
 };
 
 static const struct field hist_fields[] = {

@@ -92,7 +92,6 @@ enum jbd2tune_attr {
 	JBD2TUNE_ATTR_FORCE_COPY_BYTES_PEAK,	/* u64, the most they held */
 	JBD2TUNE_ATTR_FORCE_COPY_STOPS,		/* u64, commits that stopped forcing */
 	JBD2TUNE_ATTR_COPYOUTS_FORCED_CAPPED,	/* u64, copies not forced: the cap */
-	JBD2TUNE_ATTR_SPACE_HANDOFFS,		/* u64, space waits reclaim served */
 
 	__JBD2TUNE_ATTR_MAX,
 	JBD2TUNE_ATTR_MAX = __JBD2TUNE_ATTR_MAX - 1
