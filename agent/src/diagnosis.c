@@ -9,7 +9,7 @@
 const char *jt_cause_name(enum jt_cause cause)
 {
 	static const char *const names[JT_CAUSES] = {
-		"none", "shadow", "space", "locked", "commit_io",
+		"none", "shadow", "space", "locked", "commit_io", "space_reclaim_on",
 	};
 
 	return (unsigned int)cause < JT_CAUSES ? names[cause] : "?";
@@ -20,8 +20,8 @@ static double rate(const struct jt_window_stats *w, enum jt_wait_kind k)
 	return w->span_us ? (double)w->wait[k].wait_us * 1e6 / (double)w->span_us : 0.0;
 }
 
-enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_s, char *text,
-			  size_t len)
+enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_s,
+			  int64_t reclaim_pct, int64_t reclaim_max_pct, char *text, size_t len)
 {
 	double r[JT_CAUSES] = {
 		[JT_CAUSE_SHADOW] = rate(w, JT_WAIT_SHADOW),
@@ -42,6 +42,8 @@ enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_
 		 r[JT_CAUSE_SPACE] / 1000.0, r[JT_CAUSE_LOCKED] / 1000.0, (double)w->span_us / 1e6);
 	if (c != JT_CAUSE_NONE && r[c] < budget_us_per_s)
 		c = JT_CAUSE_NONE;
+	if (c == JT_CAUSE_SPACE && reclaim_pct > 0)
+		c = JT_CAUSE_SPACE_RECLAIM_ON;
 	switch (c) {
 	case JT_CAUSE_NONE:
 		snprintf(text, len, "quiet: no wait costs the budget (%s)", figs);
@@ -54,6 +56,16 @@ enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_
 		snprintf(text, len,
 			 "log-space waits hold most of the waited time (%s): the reclaim watermark is the knob, and a larger journal if waits persist at its top",
 			 figs);
+		break;
+	case JT_CAUSE_SPACE_RECLAIM_ON:
+		if (reclaim_max_pct > 0 && reclaim_pct < reclaim_max_pct)
+			snprintf(text, len,
+				 "log-space waits hold most of the waited time although reclaim is on at %lld %% (%s): the watermark can still go up to %lld %%; waits that stay at the top are checkpoint I/O held behind a throttled writer (io.max) or a journal too small",
+				 (long long)reclaim_pct, figs, (long long)reclaim_max_pct);
+		else
+			snprintf(text, len,
+				 "log-space waits hold most of the waited time although reclaim is on at %lld %% (%s): no knob of ours removes them; checkpoint I/O held behind a throttled writer (io.max) or a journal too small: see the journal-size advice and Documentation/iomax-inversion.md",
+				 (long long)reclaim_pct, figs);
 		break;
 	case JT_CAUSE_LOCKED:
 		snprintf(text, len,

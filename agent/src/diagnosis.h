@@ -8,6 +8,7 @@
 #define JT_DIAGNOSIS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "policy.h"
 
@@ -17,20 +18,27 @@ enum jt_cause {
 	JT_CAUSE_SPACE,		/* foreground log-space waits: the watermark's, or the journal's size */
 	JT_CAUSE_LOCKED,	/* waits for a locked transaction: lock_delay_max_ms's */
 	JT_CAUSE_COMMIT_IO,	/* the commit's own I/O: device-bound, no knob of ours helps */
+	JT_CAUSE_SPACE_RECLAIM_ON,	/* log-space waits although background reclaim is on */
 	JT_CAUSES
 };
 
-/* "none", "shadow", "space", "locked", "commit_io". */
+/* "none", "shadow", "space", "locked", "commit_io", "space_reclaim_on". */
 const char *jt_cause_name(enum jt_cause cause);
 
 /*
  * jt_diagnose - the cause of the waiting in @w: of the shadow, space and
  * locked wait time per second and the commit-wait time per second (tasks
  * waiting for the commit's own I/O, fsync), the largest, when the largest
- * is at least @budget_us_per_s; else JT_CAUSE_NONE.  Writes a sentence with
- * the figures into @text (of @len).
+ * is at least @budget_us_per_s; else JT_CAUSE_NONE.  Space waits while
+ * @reclaim_pct (the watermark in force, percent) is not 0 are their own
+ * kind, JT_CAUSE_SPACE_RECLAIM_ON: the reclaim work does not keep the log
+ * free, which a higher watermark may still help up to @reclaim_max_pct
+ * (the journal's highest, 0 if not known) and nothing of ours beyond it
+ * (a throttled cgroup's checkpoint I/O, Documentation/iomax-inversion.md,
+ * or a journal too small).  Writes a sentence with the figures into @text
+ * (of @len).
  */
-enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_s, char *text,
-			  size_t len);
+enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_s,
+			  int64_t reclaim_pct, int64_t reclaim_max_pct, char *text, size_t len);
 
 #endif

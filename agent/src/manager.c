@@ -593,7 +593,10 @@ static void journal_diagnose(struct jt_manager *m, struct jt_journal *j, uint64_
 
 	if (!j->stats.full)
 		return;
-	c = jt_diagnose(&j->stats, j->policy.stall_budget_ms_per_s * 1000.0, text, sizeof(text));
+	c = jt_diagnose(&j->stats, j->policy.stall_budget_ms_per_s * 1000.0,
+			j->last.knob[JT_KNOB_RECLAIM],
+			j->last.has_reclaim_limits ? j->last.reclaim_watermark_max_pct : 0, text,
+			sizeof(text));
 	if ((int)c == j->cause) {
 		snprintf(j->diagnosis, sizeof(j->diagnosis), "%s", text);
 		j->pending_cause = -1;

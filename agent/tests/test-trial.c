@@ -1076,19 +1076,32 @@ static void test_diagnosis(void **state)
 	w.full = true;
 	/* quiet: 3 ms/s of commit waits, under the 10 ms/s budget */
 	w.wait[JT_WAIT_COMMIT].wait_us = 90000;
-	assert_int_equal(jt_diagnose(&w, 10000, text, sizeof(text)), JT_CAUSE_NONE);
+	assert_int_equal(jt_diagnose(&w, 10000, 0, 0, text, sizeof(text)), JT_CAUSE_NONE);
 	/* the etcd-like case: fdatasync waits behind a bulk copy's ordered data, seconds each */
 	w.wait[JT_WAIT_COMMIT].wait_us = 18000000;
 	w.wait[JT_WAIT_SHADOW].wait_us = 300000;
-	assert_int_equal(jt_diagnose(&w, 10000, text, sizeof(text)), JT_CAUSE_COMMIT_IO);
+	assert_int_equal(jt_diagnose(&w, 10000, 0, 0, text, sizeof(text)), JT_CAUSE_COMMIT_IO);
 	assert_string_equal(text, "device-bound: the commit's own I/O holds most of the waited time (commit waits 600.0 ms/s, shadow 10.0, space 0.0, locked 0.0 ms/s over 30 s): no knob of ours helps");
 	/* the seed-000 writer: shadow waits dominate */
 	w.wait[JT_WAIT_SHADOW].wait_us = 24000000;
-	assert_int_equal(jt_diagnose(&w, 10000, text, sizeof(text)), JT_CAUSE_SHADOW);
+	assert_int_equal(jt_diagnose(&w, 10000, 0, 0, text, sizeof(text)), JT_CAUSE_SHADOW);
 	w.wait[JT_WAIT_SPACE].wait_us = 30000000;
-	assert_int_equal(jt_diagnose(&w, 10000, text, sizeof(text)), JT_CAUSE_SPACE);
+	assert_int_equal(jt_diagnose(&w, 10000, 0, 0, text, sizeof(text)), JT_CAUSE_SPACE);
+	/*
+	 * the same with reclaim on: its own kind (issue 26, the io.max case:
+	 * 6.1 at the top of the range, space waits of seconds behind the
+	 * tenant's throttled checkpoint I/O)
+	 */
+	assert_int_equal(jt_diagnose(&w, 10000, 50, 74, text, sizeof(text)),
+			 JT_CAUSE_SPACE_RECLAIM_ON);
+	assert_non_null(strstr(text, "although reclaim is on at 50 %"));
+	assert_non_null(strstr(text, "can still go up to 74 %"));
+	assert_int_equal(jt_diagnose(&w, 10000, 74, 74, text, sizeof(text)),
+			 JT_CAUSE_SPACE_RECLAIM_ON);
+	assert_non_null(strstr(text, "no knob of ours removes them"));
+	assert_string_equal(jt_cause_name(JT_CAUSE_SPACE_RECLAIM_ON), "space_reclaim_on");
 	w.wait[JT_WAIT_LOCKED].wait_us = 31000000;
-	assert_int_equal(jt_diagnose(&w, 10000, text, sizeof(text)), JT_CAUSE_LOCKED);
+	assert_int_equal(jt_diagnose(&w, 10000, 0, 0, text, sizeof(text)), JT_CAUSE_LOCKED);
 	assert_string_equal(jt_cause_name(JT_CAUSE_COMMIT_IO), "commit_io");
 }
 
