@@ -760,7 +760,7 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 		ks->kept = false;
 		ks->next_try = 0;
 		backoff = fail_backoff(ks, jp, tr->from, tr->to, now, false);
-		snprintf(tail, sizeof(tail), "; %s; not tried again for %.0f s",
+		snprintf(tail, sizeof(tail), "; relief p %.2g; %s; not tried again for %.0f s", p,
 			 yield_why ? yield_why : "another knob's wait is over its trigger",
 			 (double)backoff / 1e6);
 		break;

@@ -396,7 +396,7 @@ step_knob_write() {
 		[ "$(knob $j force_copy)" = 1 ] || fail "kept, yet $CFS/$j/force_copy is $(knob $j force_copy)"
 		want="b true"
 	else
-		verdict_of $j force_copy | has -E "(harm|no relief|inconclusive|costly) after [0-9]+ blocks?: .*(harm z|relief p)" ||
+		verdict_of $j force_copy | has -E "(harm|no relief|inconclusive|costly|yielded) after [0-9]+ blocks?: .*(harm z|relief p)" ||
 			fail "force_copy on $j undone without its figures: $(verdict_of $j force_copy)"
 		[ "$(knob $j force_copy)" = 0 ] || fail "undone, yet $CFS/$j/force_copy is $(knob $j force_copy)"
 		want="b false"
