@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Guest side of bench/agent-field: the field-load matrix of issue 21 (item
+# 7).  Five loads, each on its own disk, each run with the knobs fixed off,
+# with the best fixed setting known for it, and under jbd2-tuned with the
+# shipped policy, FIELD_REPS (3) times in a rotated order (rep 1: off,
+# best, agent; rep 2: best, agent, off; rep 3: agent, off, best), every run
+# on a freshly made file system.  What is measured is the latency of the
+# operation the workload itself waits for:
+#
+#   load      disk (write limit)   journal  measured op              best fixed
+#   seed      vda 6 MB/s           16 MiB   the demo's 64 KiB writer  force_copy 1
+#             (bench/demo-scenario.sh, issue 14's load: dirty expiry 10 s,
+#             four 4 KiB random read/write jobs at 100 IOPS beside it)
+#   shards    vdb 100 IOPS         16 MiB   fsync-shards.py's op     off (force copy
+#             (../shared/cases/fsync-shards; default writeback timing)  makes it worse)
+#   etcd      vdc 5 MB/s           default  4 KiB append + fdatasync  off (no knob
+#             (field-load.py wal beside field-load.py bulk)           helps: device-bound)
+#   storm     vdd none             4 MiB    mkdir + fsync (prober)    watermark at the
+#             (bench/iomax-load.py: two tenants creating 4 KiB files, journal's top
+#             at most 20,000 each, one prober; no cgroup limit)
+#   truncate  vde 6 MB/s           16 MiB   the demo's 64 KiB writer  force_copy 1 and
+#             (field-load.py truncate beside the writer, dirty         lock_delay_max_ms
+#             expiry 10 s)                                            5000
+#
+# Each run: FIELD_WARMUP_S (60) of load unmeasured (the agent, started
+# with the load, decides meanwhile), then FIELD_S (120; seed: FIELD_SEED_S,
+# 300, the issue's 5-minute phase) measured.  The agent runs the shipped
+# policy (conf/jbd2-tuned.conf); for truncate with lock_delay = auto
+# added (off as shipped).  Rows in $OUT/agent-field.tsv: load rep setting
+# ops p50 p99 p99.9 max (ms) and the knobs at the end ("fc/wm/ld").
+# FIELD_LOADS picks and orders the loads (default all five).
+# vm-disk: 400M,throttling.bps-write=6291456
+# vm-disk: 256M,throttling.iops-write=100
+# vm-disk: 400M,throttling.bps-write=5242880
+# vm-disk: 300M
+# vm-disk: 400M,throttling.bps-write=6291456
+# vm-memory: 2048
+# vm-timeout: 21600
+source "$PROJECT/tests/vm/lib.sh"
+source "$PROJECT/tests/vm/lib-kmod.sh"
+source "$PROJECT/bench/demo-scenario.sh"
+
+# shellcheck disable=SC1091
+[ -f "$PROJECT/build/bench/agent-field.env" ] && . "$PROJECT/build/bench/agent-field.env"
+LOADS=${FIELD_LOADS:-seed shards etcd storm truncate}
+REPS=${FIELD_REPS:-3}
+WARMUP_S=${FIELD_WARMUP_S:-60}
+MEASURE_S=${FIELD_S:-120}
+SEED_S=${FIELD_SEED_S:-300}
+FLOAD=$PROJECT/bench/field-load.py
+IOLOAD=$PROJECT/bench/iomax-load.py
+SHARDS=$PROJECT/tests/vm/fsync-shards.py
+TSV=$OUT/agent-field.tsv
+DEMO_MNT=/mnt/field
+DROPIN=/etc/jbd2-tuned.conf.d/60-field.conf
+
+demo_setup
+: > "$TSV"
+
+# settings of run REP (1-based), rotated
+order() {
+	case $(( ($1 - 1) % 3 )) in
+	0) echo off best agent ;;
+	1) echo best agent off ;;
+	2) echo agent off best ;;
+	esac
+}
+
+# cut_ops FILE FROM_S TO_S - "ops p50 p99 p99.9 max" (ms) of the ops of
+# FILE ("END_S LATENCY_MS" lines) that ended in [FROM_S, TO_S)
+cut_ops() {
+	python3 - "$@" <<'PY'
+import sys
+f, lo, hi = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+v = sorted(float(l.split()[1]) for l in open(f) if l.strip() and lo <= float(l.split()[0]) < hi)
+def p(q): return v[min(len(v) - 1, int(q * len(v)))] if v else 0.0
+print("%d %.1f %.1f %.1f %.1f" % (len(v), p(0.5), p(0.99), p(0.999), v[-1] if v else 0.0))
+PY
+}
+
+# fio_ops TAG - "ops p50 p99 p99.9 max" of the writer's measured run
+fio_ops() {
+	python3 - "$OUT/writer-$1.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))["jobs"][0]["write"]
+c = w["clat_ns"]
+p = c.get("percentile", {})
+def ms(k): return p.get(k, 0) / 1e6
+print("%d %.1f %.1f %.1f %.1f" % (w["total_ios"], ms("50.000000"), ms("99.000000"),
+                                  ms("99.900000"), c["max"] / 1e6))
+PY
+}
+
+# knobs J - "force_copy/watermark/lock_delay_max_ms" of journal J
+knobs() {
+	echo "$(jattr "$1" force_copy)/$(jattr "$1" reclaim_watermark_pct)/$(jattr "$1" lock_delay_max_ms)"
+}
+
+# apply LOAD SETTING J - the knobs of a fixed setting, or start the agent
+apply() {
+	local load=$1 setting=$2 j=$3
+	case $setting in
+	off) ;;
+	best)
+		case $load in
+		seed) jset "$j" force_copy 1 ;;
+		storm) jset "$j" reclaim_watermark_pct "$(jattr "$j" reclaim_watermark_max_pct)" ;;
+		truncate) jset "$j" force_copy 1; jset "$j" lock_delay_max_ms 5000 ;;
+		shards | etcd) ;;	# off is the best fixed setting
+		esac
+		;;
+	agent)
+		rm -f "$DROPIN"
+		[ "$load" != truncate ] || printf '[defaults]\nlock_delay = auto\n' > "$DROPIN"
+		DEMO_AGENT_LOG=$OUT/agent-$load-$rep.log demo_agent_start
+		;;
+	esac
+}
+
+# row LOAD REP SETTING FIGURES KNOBS
+row() {
+	# shellcheck disable=SC2086  # $4: five figures, split on purpose
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" $4 "$5" | tee -a "$TSV"
+}
+
+# one LOAD REP SETTING - one run on a fresh file system
+one() {
+	local load=$1 rep=$2 setting=$3 j figs kn tag=$1-$2-$3 secs=$MEASURE_S pids=() p dev
+	[ "$load" != seed ] || secs=$SEED_S
+	log "$tag: ${WARMUP_S}s warm-up, ${secs}s measured"
+	case $load in
+	seed | truncate)
+		sysctl -q -w vm.dirty_expire_centisecs=1000 vm.dirty_writeback_centisecs=100
+		dev=/dev/vde
+		[ "$load" != seed ] || dev=/dev/vda
+		demo_fs_start "$dev"
+		j=$DEMO_J
+		apply "$load" "$setting" "$j"
+		if [ "$load" = seed ]; then
+			demo_background_start
+		else
+			python3 "$FLOAD" truncate "$DEMO_MNT" & pids+=($!)
+		fi
+		demo_writer "$WARMUP_S" "$tag-warm"
+		demo_writer "$secs" "$tag"
+		figs=$(fio_ops "$tag")
+		kn=$(knobs "$j")
+		[ "$load" != seed ] || demo_background_stop
+		;;
+	shards)
+		sysctl -q -w vm.dirty_expire_centisecs=3000 vm.dirty_writeback_centisecs=500
+		dev=/dev/vdb
+		j=$(fresh_ext4 "$dev" "$DEMO_MNT" -J size=16) || exit 1
+		apply "$load" "$setting" "$j"
+		python3 "$SHARDS" "$DEMO_MNT" $((WARMUP_S + secs)) --ops "$OUT/$tag.ops" \
+			> "$OUT/$tag.summary" || fail "$tag: fsync-shards"
+		figs=$(cut_ops "$OUT/$tag.ops" "$WARMUP_S" $((WARMUP_S + secs)))
+		kn=$(knobs "$j")
+		;;
+	etcd)
+		sysctl -q -w vm.dirty_expire_centisecs=3000 vm.dirty_writeback_centisecs=500
+		dev=/dev/vdc
+		j=$(fresh_ext4 "$dev" "$DEMO_MNT") || exit 1
+		apply "$load" "$setting" "$j"
+		python3 "$FLOAD" bulk "$DEMO_MNT" & pids+=($!)
+		python3 "$FLOAD" wal "$DEMO_MNT" $((WARMUP_S + secs)) "$OUT/$tag.ops" ||
+			fail "$tag: wal"
+		figs=$(cut_ops "$OUT/$tag.ops" "$WARMUP_S" $((WARMUP_S + secs)))
+		kn=$(knobs "$j")
+		;;
+	storm)
+		sysctl -q -w vm.dirty_expire_centisecs=3000 vm.dirty_writeback_centisecs=500
+		dev=/dev/vdd
+		j=$(fresh_ext4 "$dev" "$DEMO_MNT" -J size=4) || exit 1
+		apply "$load" "$setting" "$j"
+		mkdir -p "$DEMO_MNT/t1" "$DEMO_MNT/t2" "$DEMO_MNT/prober"
+		python3 "$IOLOAD" tenant "$DEMO_MNT/t1" $((WARMUP_S + secs)) "$OUT/$tag.t1" \
+			--max-files 20000 > /dev/null & pids+=($!)
+		python3 "$IOLOAD" tenant "$DEMO_MNT/t2" $((WARMUP_S + secs)) "$OUT/$tag.t2" \
+			--max-files 20000 > /dev/null & pids+=($!)
+		python3 "$IOLOAD" prober "$DEMO_MNT/prober" $((WARMUP_S + secs)) "$OUT/$tag.raw" \
+			> /dev/null || fail "$tag: prober"
+		# "start_ns end_ns" -> "END_S LATENCY_MS" from the first op's start
+		awk 'NR == 1 { t0 = $1 } { printf "%.3f %.3f\n", ($2 - t0) / 1e9, ($2 - $1) / 1e6 }' \
+			"$OUT/$tag.raw" > "$OUT/$tag.ops"
+		figs=$(cut_ops "$OUT/$tag.ops" "$WARMUP_S" $((WARMUP_S + secs)))
+		kn=$(knobs "$j")
+		;;
+	*) fail "FIELD_LOADS: seed, shards, etcd, storm or truncate, not '$load'" ;;
+	esac
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	[ "$setting" != agent ] || demo_agent_stop
+	rm -f "$DROPIN" "$OUT/writer-$tag-warm.json"
+	umount "$DEMO_MNT" || fail "umount $DEMO_MNT"
+	fsck_clean "$dev" > /dev/null
+	row "$load" "$rep" "$setting" "$figs" "$kn"
+}
+
+echo "# $KSERIES $KABI agent-field: warm-up ${WARMUP_S}s, measured ${MEASURE_S}s (seed ${SEED_S}s), $REPS rep(s)" >> "$TSV"
+echo "# load rep setting ops p50_ms p99_ms p99.9_ms max_ms fc/wm/ld_at_end" >> "$TSV"
+for load in $LOADS; do
+	for rep in $(seq 1 "$REPS"); do
+		for setting in $(order "$rep"); do
+			one "$load" "$rep" "$setting"
+		done
+	done
+done
+echo "agent-field: $(grep -vc '^#' "$TSV") runs"
