@@ -55,11 +55,11 @@ struct jt_trial_params {
 };
 
 /* One-sided level of the relief test at each look (after each pair). */
-#define JT_TRIAL_RELIEF_ALPHA	0.005
+#define JT_TRIAL_RELIEF_ALPHA	0.004
 /*
  * The level all looks of one trial may spend together (Bonferroni): the
  * last look, at the cap of pairs, gets what the earlier ones left, never
- * less than JT_TRIAL_RELIEF_ALPHA (3..10 pairs: 0.05 - 7 x 0.005 = 0.015).
+ * less than JT_TRIAL_RELIEF_ALPHA (3..10 pairs: 0.05 - 7 x 0.004 = 0.022).
  */
 #define JT_TRIAL_RELIEF_ALPHA_TOTAL	0.05
 /* z of the harm test, checked at every sample of a trial (one-sided 0.05 %). */
