@@ -43,6 +43,12 @@ check "$S: the agent sets vda-8's watermark (policy [mount /data])" \
 add_waits "$cfs/vda-8" shadow 20 15
 # a trial: force_copy goes on in its on blocks (and off in its off blocks)
 check "$S: the agent turns vda-8's force_copy on" wait_for 3 file_is "$cfs/vda-8/force_copy" 1
+# the load goes on while status is read: 4 more waits a second, so the
+# rates below stay above 0 however long the commands take (the window is
+# 2 s; once, with the ASan build and two guests beside it, the JSON status
+# came more than 2 s after the last of one batch of waits and read 0/s)
+( while [ -d "$cfs/vda-8" ]; do add_waits "$cfs/vda-8" shadow 2 15; sleep 0.5; done ) 2> /dev/null &
+feeder=$!
 sleep 0.3
 
 # --- status --------------------------------------------------------------------
@@ -75,6 +81,7 @@ assert j["vda-8"]["TrialDeadlineUsec"] > 0
 assert j["vdb-12"]["Trial"] == "" and j["vdb-12"]["TrialDeadlineUsec"] == 0
 assert d["manager"]["ModulePatched"] is True	# the fake configfs root exists
 assert d["module"]["patched"] in (True, False) and isinstance(d["module"]["why"], str)'
+kill "$feeder"; wait "$feeder" 2> /dev/null
 
 # --- show, by name and by mount point --------------------------------------------
 # the line of the section in the file write_policy made
