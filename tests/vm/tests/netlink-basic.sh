@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Generic netlink family jbd2tune: JOURNAL_ADD on mount (latency measured)
+# Generic netlink family jbd2tune: JOURNAL_ADD sent inside mount(2) (its
+# latency printed)
 # and JOURNAL_REMOVE on umount; GET_JOURNAL dump and doit equal to the
 # configfs files read around them; unknown name -> ENOENT with a message;
 # a fuzz loop of malformed requests -> errors only, no oops; the family
@@ -38,7 +39,15 @@ lat=$((t_rx - t0))
 log "JOURNAL_ADD latency: ${lat} us from mount(2)" \
 	"(mount(2) took $((t1 - t0)) us; kernel -> listener $((t_rx - t_k)) us)"
 echo "$lat" > "$OUT/journal-add-latency-us"
-assert_cmp "JOURNAL_ADD within 200 ms of mount" "$lat" -le 200000
+# The event is sent while the journal is set up, inside mount(2): its
+# kernel time (CLOCK_MONOTONIC, the client's clock too) lies between the
+# call's start and end, whatever the guest's speed.  The latency is printed,
+# not bounded: the bound of 200 ms this replaced failed on a starved host
+# with the event inside the call all the same (6.12 in a cold make check,
+# 2026-12-05: 386 ms, mount(2) itself 425 ms, kernel -> listener 5 ms).
+assert_cmp "JOURNAL_ADD sent after mount(2) began (kernel us)" "$t_k" -ge "$t0"
+assert_cmp "JOURNAL_ADD sent before mount(2) returned (kernel us)" "$t_k" -le "$t1"
+assert_cmp "JOURNAL_ADD received after it was sent (us)" "$t_rx" -ge "$t_k"
 run_ok umount umount /mnt/a
 ev=$(wait_event "$OUT/events-add.log" JOURNAL_REMOVE "$j" 2000) ||
 	{ cat "$OUT/events-add.log"; fail "no JOURNAL_REMOVE for $j"; }
