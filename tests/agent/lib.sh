@@ -16,6 +16,15 @@ AGENT_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 ZERO_HIST="0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0"
 
+# nap SECONDS - sleep without starting a process: read -t on a pipe that
+# nobody writes.  The loops below (wait_for, the feeders of fake waits) look
+# several times a second for minutes, and a process costs 7-11 ms of CPU on
+# the 2-core machine (Documentation/development.md, "Processes").
+exec {NAP_FD}<> <(:)
+nap() {
+	read -rt "$1" -u "$NAP_FD" _ || :
+}
+
 # test_dir NAME - a private directory $tmp for one test script, removed on
 # exit together with every process the script started (AGENT_PID, BUS_PID,
 # MON_PID, FEED_PID), and the paths the scripts share: $cfs (the fake
@@ -85,9 +94,11 @@ fake_journal() {
 # add_commits DIR COMMITS BLOCKS - COMMITS more commits that logged BLOCKS
 # blocks in all (logged_blocks first, the count last, as the kernel does)
 add_commits() {
-	local d=$1
-	put "$d/logged_blocks" $(( $(cat "$d/logged_blocks") + $3 ))
-	put "$d/commits" $(( $(cat "$d/commits") + $2 ))
+	local d=$1 v
+	read -r v < "$d/logged_blocks"
+	put "$d/logged_blocks" $(( v + $3 ))
+	read -r v < "$d/commits"
+	put "$d/commits" $(( v + $2 ))
 }
 
 # add_waits DIR KIND COUNT BUCKET - COUNT more waits of KIND
@@ -99,9 +110,13 @@ add_waits() {
 	read -r -a hist < "$d/${kind}_wait_hist"
 	hist[b]=$((hist[b] + n))
 	for i in "${hist[@]}"; do new+="$i "; done
-	waits=$(( $(cat "$d/${kind}_waits") + n ))
-	us=$(( $(cat "$d/${kind}_wait_us") + n * (1 << b) ))
-	max=$(cat "$d/${kind}_wait_max_us")
+	# read, not $(cat): no process per value (the feeders of the tests
+	# call this several times a second for minutes)
+	read -r waits < "$d/${kind}_waits"
+	read -r us < "$d/${kind}_wait_us"
+	read -r max < "$d/${kind}_wait_max_us"
+	waits=$(( waits + n ))
+	us=$(( us + n * (1 << b) ))
 	# the largest wait is taken at the top of the bucket, so it caps nothing
 	(( (2 << b) - 1 > max )) && max=$(( (2 << b) - 1 ))
 	put "$d/${kind}_wait_hist" "${new% }"
@@ -124,15 +139,16 @@ export JBD2_TUNED_SEED=${JBD2_TUNED_SEED:-1}
 # waits of 32..64 ms while force_copy is off.  Run it in the background: one
 # writer for all files, so no update is lost.
 harmful_copy_load() {
-	local d=$1 flag=$2
+	local d=$1 flag=$2 fc
 	while :; do
-		if [ "$(cat "$d/force_copy")" = 1 ]; then
+		read -r fc < "$d/force_copy"
+		if [ "$fc" = 1 ]; then
 			add_waits "$d" commit 3 17
 		else
 			add_waits "$d" commit 3 15
 			[ -e "$flag" ] && add_waits "$d" shadow 5 15
 		fi
-		sleep 0.1
+		nap 0.1
 	done
 }
 
@@ -180,7 +196,7 @@ wait_for() {
 	local limit=$1 i; shift
 	for ((i = 0; i < limit * 20; i++)); do
 		"$@" && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	return 1
 }

@@ -49,7 +49,7 @@ feed() {
 			add_waits "$cfs/$j" space 1 14
 			add_commits "$cfs/$j" 1 20
 		done
-		sleep 0.2
+		nap 0.2
 	done
 }
 

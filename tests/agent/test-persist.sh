@@ -34,11 +34,12 @@ write_policy "$tmp/p.conf" "outcome_backoff_s = 3600" "trial_block_s = 3" \
 # ms each, on vda-8 [128, 256) ms while its force_copy is 1; 5 shadow waits
 # of [32, 64) ms every 100 ms on each journal whose force_copy is 0.
 feed() {
-	local j
+	local j fc
 	while :; do
 		for j in "$@"; do
 			[ -d "$cfs/$j" ] || continue
-			if [ "$(cat "$cfs/$j/force_copy")" = 1 ]; then
+			read -r fc < "$cfs/$j/force_copy"
+			if [ "$fc" = 1 ]; then
 				if [ "$j" = vda-8 ]; then add_waits "$cfs/$j" commit 3 17; else add_waits "$cfs/$j" commit 3 15; fi
 			else
 				add_waits "$cfs/$j" commit 3 15
@@ -46,7 +47,7 @@ feed() {
 			fi
 			add_commits "$cfs/$j" 3 10
 		done
-		sleep 0.1
+		nap 0.1
 	done
 }
 feed vda-8 vdb-12 &

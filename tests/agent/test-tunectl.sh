@@ -47,7 +47,7 @@ check "$S: the agent turns vda-8's force_copy on" wait_for 3 file_is "$cfs/vda-8
 # rates below stay above 0 however long the commands take (the window is
 # 2 s; once, with the ASan build and two guests beside it, the JSON status
 # came more than 2 s after the last of one batch of waits and read 0/s)
-( while [ -d "$cfs/vda-8" ]; do add_waits "$cfs/vda-8" shadow 2 15; sleep 0.5; done ) 2> /dev/null &
+( while [ -d "$cfs/vda-8" ]; do add_waits "$cfs/vda-8" shadow 2 15; nap 0.5; done ) 2> /dev/null &
 feeder=$!
 sleep 0.3
 
