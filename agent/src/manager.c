@@ -294,19 +294,25 @@ static bool read_line(const char *path, char *buf, size_t len)
 /*
  * The identity of @j's file system, which survives a remount: the
  * journal's name, the device number of its device part
- * (/sys/class/block/DEV/dev) and the ext4 UUID udev recorded for it
- * (ID_FS_UUID in /run/udev/data/bMAJ:MIN); the parts not found are "-".
- * A state file of another identity (the device was formatted anew) is not
- * used.
+ * (/sys/class/block/DEV/dev; $JBD2_TUNED_SYS_CLASS_BLOCK moves that root
+ * for the tests) and the ext4 UUID udev recorded for it (ID_FS_UUID in
+ * /run/udev/data/bMAJ:MIN; $JBD2_TUNED_UDEV_DATA); the parts not found are
+ * "-".  A state file of another identity (the device was formatted anew)
+ * is not used.  udev records the UUID of a new file system some time after
+ * mkfs, and a mount can come first (the system test's mkfs + mount, seen
+ * there with qemu 10: the journal found with the old UUID, the state file
+ * of the restarted agent then "of another file system"), so
+ * journal_save() reads it again each time.
  */
 static void journal_identity(struct jt_journal *j)
 {
 	const char *dash = strrchr(j->name, '-');
+	const char *sys = getenv("JBD2_TUNED_SYS_CLASS_BLOCK");
 	char path[PATH_MAX], dev[32] = "-", uuid[64] = "-", line[256];
 	int n = dash ? (int)(dash - j->name) : (int)strlen(j->name);
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/class/block/%.*s/dev", n, j->name);
+	snprintf(path, sizeof(path), "%s/%.*s/dev", sys ? sys : "/sys/class/block", n, j->name);
 	if (!read_line(path, dev, sizeof(dev)) || !dev[0])
 		snprintf(dev, sizeof(dev), "-");
 	snprintf(path, sizeof(path), "%s/b%s",
@@ -334,6 +340,7 @@ static void journal_save(struct jt_manager *m, struct jt_journal *j)
 
 	if (!keeps_state(m))
 		return;
+	journal_identity(j);	/* udev may have caught up with a new file system */
 	memset(&p, 0, sizeof(p));
 	snprintf(p.identity, sizeof(p.identity), "%s", j->identity);
 	jt_persist_from_state(&j->state, now_us(CLOCK_MONOTONIC), now_us(CLOCK_REALTIME), &p);

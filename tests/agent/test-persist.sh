@@ -12,7 +12,10 @@
 #   vdc-3: SIGKILL in the middle of a trial's on-block: the new agent puts
 #          back the value the trial started from;
 #   Reload: a take-over stays when the journal's policy did not change, and
-#          is forgotten when it did.
+#          is forgotten when it did;
+#   vde-7: udev records the new file system's UUID only after the agent
+#          found the journal: the state file carries the UUID of the save,
+#          and the agent after a SIGKILL still uses it.
 set -u
 . "$(dirname "$0")/lib.sh"
 S="persist"
@@ -20,6 +23,9 @@ S="persist"
 test_dir persist
 echo "# empty" > "$tmp/mountinfo"
 export JBD2_TUNED_MOUNTINFO=$tmp/mountinfo JBD2_TUNED_SYS_DEV_BLOCK=$tmp/sysblock
+# the identity's device number and UUID (none for the journals but vde-7's)
+export JBD2_TUNED_SYS_CLASS_BLOCK=$tmp/sysclass JBD2_TUNED_UDEV_DATA=$tmp/udev
+mkdir -p "$tmp/sysclass" "$tmp/udev"
 state=$tmp/state
 export JBD2_TUNED_STATE_DIR=$state
 
@@ -123,6 +129,29 @@ check "$S: ... and keeps vda-8's" eval '! grep -q "vda-8: its policy changed" "$
 stop_agent TERM
 check "$S: on stop vda-8 (still the administrator's) keeps 1" file_is "$cfs/vda-8/force_copy" 1
 check "$S: the take-over is in the state file" grep -qx "force_copy.managed 0" "$state/vda-8.state"
+
+# --- udev learns the UUID after the journal is found -----------------------------
+# (mkfs, then mount at once: udev's record of the device still holds the
+# file system before, until its change event is handled)
+fake_journal "$cfs" vde-7
+mkdir -p "$tmp/sysclass/vde"
+echo 254:64 > "$tmp/sysclass/vde/dev"
+printf 'E:ID_FS_TYPE=ext4\nE:ID_FS_UUID=0ld-0000\n' > "$tmp/udev/b254:64"
+feed vde-7 &
+FEED_PID=$!
+start_agent "$log.7" --config "$tmp/p.conf" --configfs-root "$cfs" --no-netlink --bus none
+wait_for 5 grep -q "vde-7: journal found" "$log.7"
+printf 'E:ID_FS_TYPE=ext4\nE:ID_FS_UUID=new-1111\n' > "$tmp/udev/b254:64"
+check "$S: vde-7's trial starts (the state is saved) after udev has the new UUID" \
+	wait_for 10 file_is "$cfs/vde-7/force_copy" 1
+check "$S: ... the state file names the new UUID" grep -qx "identity vde-7 254:64 new-1111" "$state/vde-7.state"
+stop_agent KILL
+start_agent "$log.8" --config "$tmp/p.conf" --configfs-root "$cfs" --no-netlink --bus none
+check "$S: ... the agent after SIGKILL uses it: the cut-short trial goes back to 0" \
+	wait_for 3 grep -q "vde-7: force_copy 1->0: its trial of 0->1 was cut short (the agent was restarted): back to 0" "$log.8"
+check "$S: ... and does not call it another file system's" eval '! grep -q "vde-7: the state file is of another" "$log.8"'
+stop_agent TERM
+kill $FEED_PID; wait $FEED_PID 2>/dev/null; FEED_PID=
 
 # --- bad state files -----------------------------------------------------------
 printf 'jbd2-tuned-state 1\nidentity %s\nforce_copy.found x\n' "$(sed -n 's/^identity //p' "$state/vda-8.state")" > "$state/vda-8.state"
