@@ -47,9 +47,15 @@ dev_journal_blocks() {
 	dumpe2fs -h "$1" 2>/dev/null | sed -n -e 's/^Total journal blocks: *//p' -e 's/^Journal length: *//p' | head -n 1
 }
 
+# hist_sum_from JOURNAL HIST B - sum of the buckets B, B+1, ... of the
+# histogram attribute HIST (bucket b holds [2^b, 2^(b+1)) us)
+hist_sum_from() {
+	jattr "$1" "$2" | awk -v b="$3" '{ for (i = b + 1; i <= NF; i++) s += $i } END { print s + 0 }'
+}
+
 # hist_sum JOURNAL KIND - sum of the buckets of KIND_wait_hist
 hist_sum() {
-	jattr "$1" "$2_wait_hist" | awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }'
+	hist_sum_from "$1" "$2_wait_hist" 0
 }
 
 # hist_top JOURNAL KIND - index of the highest non-empty bucket (-1: none)

@@ -10,8 +10,8 @@
  * commit wait its journal's whole lock_delay_max_ms.  No load can leave
  * the count wrong (that would be the bug the check is there for), so
  * this module makes it wrong: a kprobe on jbd2tune_lock_delay_done()
- * adds one to the count of the first journal that counts, `skews` times
- * (module parameter, default 1), and says so in the kernel log.
+ * adds one to the count of the first journal that counts, once, and says
+ * so in the kernel log.
  *
  * Built by tests/vm/run (# vm-test-module: early_skew) against the
  * kernel's headers and our module tree's jbd2tune.h, which gives the
@@ -25,11 +25,8 @@
 
 #include "jbd2tune.h"
 
-static unsigned int skews = 1;
-module_param(skews, uint, 0444);
-MODULE_PARM_DESC(skews, "how many times to add one to a counting journal's early-handle count");
-
-static atomic_t early_skew_left;
+/* 1 until the fault has been injected */
+static atomic_t early_skew_left = ATOMIC_INIT(1);
 
 /* before jbd2tune_lock_delay_done(journal): j_state_lock is held */
 static int early_skew_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -56,7 +53,6 @@ static int __init early_skew_init(void)
 {
 	int err;
 
-	atomic_set(&early_skew_left, skews);
 	err = register_kprobe(&early_skew_kp);
 	if (err)
 		pr_err("early_skew: no kprobe on %s: %d\n",
