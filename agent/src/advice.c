@@ -76,6 +76,14 @@ bool jt_advice_at_top(const struct jt_journal_policy *jp, const struct jt_journa
 {
 	int64_t wm = s->knob[JT_KNOB_RECLAIM], min, max;
 
+	/*
+	 * a trial of the watermark is still finding out whether its value
+	 * helps: its on-blocks at the top are not the top tried (agent-advice
+	 * on 6.1, 2026-12-06: on-blocks stretched to 20 s by 8-s waits gave
+	 * the advice at 105 s, in the trial's third pair, before its verdict)
+	 */
+	if (st->trial.active && st->trial.knob == JT_KNOB_RECLAIM)
+		return false;
 	/* auto tried every step up to the top, and none removed the waits */
 	if (jp->reclaim == JT_MODE_AUTO && st->knob[JT_KNOB_RECLAIM].managed &&
 	    st->knob[JT_KNOB_RECLAIM].top_only && jt_reclaim_range(jp, s, &min, &max))

@@ -107,7 +107,9 @@ int jt_advice_size(uint64_t peak_blocks, uint64_t log_blocks, uint64_t threshold
  * the agent still manages the knob (@st), the top of auto's range
  * (jt_reclaim_range()), or, in auto, when trials of every step up to that
  * top removed no wait (knob state top_only: the watermark is back off).
- * Otherwise never with the watermark at 0 (off).
+ * Otherwise never with the watermark at 0 (off), and never while a trial
+ * of the watermark runs (@st->trial): its verdict says whether the top
+ * helps.
  */
 bool jt_advice_at_top(const struct jt_journal_policy *jp, const struct jt_journal_state *st,
 		      const struct jt_sample *s);

@@ -115,6 +115,24 @@ static void test_at_top(void **state)
 	/* an older module without limits: the policy's own top */
 	s.has_reclaim_limits = false;
 	assert_true(jt_advice_at_top(&aut, &st, &s));
+	/* an on-block of a watermark trial is not the top tried, in any mode */
+	s.has_reclaim_limits = true;
+	s.reclaim_watermark_min_pct = 30;
+	s.reclaim_watermark_max_pct = 74;
+	st.trial.active = true;
+	st.trial.knob = JT_KNOB_RECLAIM;
+	assert_false(jt_advice_at_top(&aut, &st, &s));
+	s.knob[JT_KNOB_RECLAIM] = 74;
+	assert_false(jt_advice_at_top(&on, &st, &s));
+	st.knob[JT_KNOB_RECLAIM].top_only = true;
+	assert_false(jt_advice_at_top(&aut, &st, &s));
+	/* a trial of another knob does not hide the top */
+	st.trial.knob = JT_KNOB_FORCE_COPY;
+	assert_true(jt_advice_at_top(&aut, &st, &s));
+	st.trial.active = false;
+	st.trial.knob = JT_KNOB_RECLAIM;
+	s.knob[JT_KNOB_RECLAIM] = 0;		/* after a trial without relief at the top */
+	assert_true(jt_advice_at_top(&aut, &st, &s));
 }
 
 /* --- jt_advice_step ------------------------------------------------------- */
