@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # iomax-load.py tenant DIR SECONDS RESULT [--cgroup PATH] [--go FILE]
-#                [--max-files N]
-# iomax-load.py prober DIR SECONDS OPS_OUT [--go FILE]
+#                [--max-files N] [--stop FILE]
+# iomax-load.py prober DIR SECONDS OPS_OUT [--go FILE] [--stop FILE]
 #
 # The two tasks of the iomax-inversion case (bench/iomax.sh), each one
 # Python process:
@@ -20,7 +20,9 @@
 #           at ENOSPC (the ops so far are kept).
 # Both print their process id first on stdout, flushed, then wait for FILE
 # to exist (--go: so that the caller can start tracing them first), then
-# work.
+# work.  With --stop, each ends its loop early once that file exists (a
+# test that has seen what it waited for: tests/vm/tests/agent-iomax.sh);
+# the results are written as at the end of SECONDS.
 import errno
 import os
 import sys
@@ -42,7 +44,12 @@ def ready(go):
         time.sleep(0.01)
 
 
-def tenant(top, secs, result, cgroup, go, max_files):
+def stopped(stop):
+    """whether the caller asked for an early end (--stop FILE exists)"""
+    return bool(stop) and os.path.exists(stop)
+
+
+def tenant(top, secs, result, cgroup, go, max_files, stop):
     if cgroup:
         with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
             f.write("%d\n" % os.getpid())
@@ -55,6 +62,8 @@ def tenant(top, secs, result, cgroup, go, max_files):
     try:
         while now_ns() < end and (not max_files or files < max_files):
             if files % FILES_PER_DIR == 0:
+                if stopped(stop):
+                    break
                 d = os.path.join(top, "d%06d" % dirs)
                 os.mkdir(d)
                 dirs += 1
@@ -73,13 +82,13 @@ def tenant(top, secs, result, cgroup, go, max_files):
         f.write("files %d dirs %d enospc %d\n" % (files, dirs, full))
 
 
-def prober(top, secs, out, go):
+def prober(top, secs, out, go, stop):
     ready(go)
     dfd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
     ops = []
     end = now_ns() + int(secs * 1e9)
     n = 0
-    while now_ns() < end:
+    while now_ns() < end and not stopped(stop):
         a = now_ns()
         try:
             os.mkdir(os.path.join(top, "p%06d" % n))
@@ -100,7 +109,7 @@ def prober(top, secs, out, go):
 
 def main():
     args = sys.argv[1:]
-    opt = {"--cgroup": None, "--go": None, "--max-files": "0"}
+    opt = {"--cgroup": None, "--go": None, "--max-files": "0", "--stop": None}
     for k in opt:
         if k in args:
             i = args.index(k)
@@ -108,12 +117,13 @@ def main():
             del args[i:i + 2]
     if len(args) != 4 or args[0] not in ("tenant", "prober"):
         sys.exit("usage: iomax-load.py tenant|prober DIR SECONDS OUT [--cgroup PATH] [--go FILE]"
-                 " [--max-files N]")
+                 " [--max-files N] [--stop FILE]")
     role, top, secs, out = args[0], args[1], float(args[2]), args[3]
     if role == "tenant":
-        tenant(top, secs, out, opt["--cgroup"], opt["--go"], int(opt["--max-files"]))
+        tenant(top, secs, out, opt["--cgroup"], opt["--go"], int(opt["--max-files"]),
+               opt["--stop"])
     else:
-        prober(top, secs, out, opt["--go"])
+        prober(top, secs, out, opt["--go"], opt["--stop"])
 
 
 if __name__ == "__main__":

@@ -44,8 +44,13 @@ source "$PROJECT/tests/vm/lib.sh"
 source "$PROJECT/tests/vm/lib-kmod.sh"
 source "$PROJECT/bench/demo-scenario.sh"
 
+# IOMAX_LIB=1: set up (cgroups, functions) and return before the phases,
+# for a test that runs its own (tests/vm/tests/agent-iomax.sh); the bench's
+# environment file is not read then
+IOMAX_LIB=${IOMAX_LIB:-0}
 # shellcheck disable=SC1091
-[ -f "$PROJECT/build/bench/iomax.env" ] && . "$PROJECT/build/bench/iomax.env"
+[ "$IOMAX_LIB" = 1 ] || [ ! -f "$PROJECT/build/bench/iomax.env" ] ||
+	. "$PROJECT/build/bench/iomax.env"
 IOMAX_S=${IOMAX_S:-60}
 ROUNDS=${IOMAX_ROUNDS:-2}
 SETTINGS=${IOMAX_SETTINGS:-off min+10 max auto}
@@ -60,6 +65,7 @@ DEV=/dev/vda
 MNT=/mnt/iomax
 CG=/sys/fs/cgroup
 LOADPY=$PROJECT/bench/iomax-load.py
+IOMAX_GO=/tmp/iomax-go
 TSV=$OUT/iomax.tsv
 T=/sys/kernel/tracing
 
@@ -154,9 +160,37 @@ top = max([i for i, c in enumerate(h) if c] or [-1])
 print(0 if top < 0 else 2 ** (top + 1))'
 }
 
+# iomax_loads_start BASE [--stop FILE] - start the tenant in its cgroup and
+# the prober in this one (the root) on $MNT for $IOMAX_S seconds, each
+# waiting for $IOMAX_GO; their results go to BASE.{tenant,ops}.  Sets
+# IOMAX_TPID and IOMAX_PPID; fails unless each runs where it belongs.
+# --stop FILE: both end early once FILE exists (bench/iomax-load.py).
+iomax_loads_start() {
+	local base=$1 tp pp
+	shift
+	rm -f "$IOMAX_GO" "$base".*
+	python3 "$LOADPY" tenant "$MNT/tenant" "$IOMAX_S" "$base.tenant" \
+		--cgroup "$CG/tenant" --go "$IOMAX_GO" --max-files "$MAX_FILES" "$@" > "$base.tpid" &
+	IOMAX_TPID=$!
+	python3 "$LOADPY" prober "$MNT/prober" "$IOMAX_S" "$base.ops" --go "$IOMAX_GO" "$@" \
+		> "$base.ppid" &
+	IOMAX_PPID=$!
+	for _ in $(seq 1 200); do
+		[ -s "$base.tpid" ] && [ -s "$base.ppid" ] && break
+		sleep 0.1
+	done
+	read -r tp < "$base.tpid" || fail "tenant did not start"
+	read -r pp < "$base.ppid" || fail "prober did not start"
+	if [ "$tp" != "$IOMAX_TPID" ] || [ "$pp" != "$IOMAX_PPID" ]; then
+		fail "pids: $tp/$IOMAX_TPID $pp/$IOMAX_PPID"
+	fi
+	grep -qx "0::/tenant" "/proc/$tp/cgroup" || fail "tenant not in its cgroup"
+	grep -qx "0::/" "/proc/$pp/cgroup" || fail "prober not in the root cgroup"
+}
+
 # one ROUND SETTING - one phase on a fresh file system
 one() {
-	local round=$1 setting=$2 j wm=0 lo hi tag base pp tp ppid tpid go lost=- w0 w1
+	local round=$1 setting=$2 j wm=0 lo hi tag base pp tp lost=- w0 w1
 	local t0 t1 sw sw_max runs row
 	tag=iomax-$round-$setting
 	base=$OUT/$tag
@@ -179,32 +213,16 @@ one() {
 	[ "$wm" = - ] || jset "$j" reclaim_watermark_pct "$wm"
 	mkdir "$MNT/tenant" "$MNT/prober"
 	sync
-	go=/tmp/iomax-go
-	rm -f "$go" "$base".*
-	# both start, join their cgroup, print their pid, and wait for $go
-	python3 "$LOADPY" tenant "$MNT/tenant" "$IOMAX_S" "$base.tenant" \
-		--cgroup "$CG/tenant" --go "$go" --max-files "$MAX_FILES" > "$base.tpid" &
-	tpid=$!
-	python3 "$LOADPY" prober "$MNT/prober" "$IOMAX_S" "$base.ops" --go "$go" > "$base.ppid" &
-	ppid=$!
-	for _ in $(seq 1 200); do
-		[ -s "$base.tpid" ] && [ -s "$base.ppid" ] && break
-		sleep 0.1
-	done
-	read -r tp < "$base.tpid" || fail "tenant did not start"
-	read -r pp < "$base.ppid" || fail "prober did not start"
-	if [ "$tp" != "$tpid" ] || [ "$pp" != "$ppid" ]; then
-		fail "pids: $tp/$tpid $pp/$ppid"
-	fi
-	grep -qx "0::/tenant" "/proc/$tp/cgroup" || fail "tenant not in its cgroup"
-	grep -qx "0::/" "/proc/$pp/cgroup" || fail "prober not in the root cgroup"
+	iomax_loads_start "$base"
+	tp=$IOMAX_TPID
+	pp=$IOMAX_PPID
 	[ "$setting" = auto ] && demo_agent_start
 	[ "$TRACE" = 1 ] && trace_start "$pp" "$tp"
 	w0=$(wbytes)
 	t0=$(date +%s.%N)
-	touch "$go"
-	wait "$tpid" || fail "tenant failed"
-	wait "$ppid" || fail "prober failed"
+	touch "$IOMAX_GO"
+	wait "$tp" || fail "tenant failed"
+	wait "$pp" || fail "prober failed"
 	t1=$(date +%s.%N)
 	w1=$(wbytes)
 	[ "$TRACE" = 1 ] && lost=$(trace_stop "$pp" "$tp" "$base.trace")
@@ -237,6 +255,7 @@ PY
 	umount "$MNT" || fail "umount $MNT"
 }
 
+[ "$IOMAX_LIB" = 1 ] && return 0
 [ "$TRACE" = 1 ] && trace_setup
 {
 	echo "# $KSERIES $KABI iomax: ${IOMAX_S}s phases, tenant io.max wbps=$WBPS, controllers '$CONTROLLERS', trace $TRACE, mount options '${MOUNT_OPTS:-defaults}'"
