@@ -11,7 +11,11 @@
 #           creates 4 KiB files (one write(2) each, no fsync), 200 to a
 #           directory, a new directory as each fills, for SECONDS; stops
 #           early after N files (--max-files; 0: no limit) or at ENOSPC.
-#           RESULT gets "files N dirs N enospc 0|1".
+#           RESULT gets "files N dirs N enospc 0|1 start_ns T last_file_ns
+#           T": the times (CLOCK_MONOTONIC) it began and finished its last
+#           file, so that the prober's ops can be split by whether the
+#           tenant was still making files (it may block long before it
+#           exits, e.g. in ext4's delalloc switch when the disk fills).
 #   prober  stays where it was started (the root cgroup): mkdir of a new
 #           directory in DIR, fsync(2) of DIR, sleep 50 ms, for SECONDS.
 #           OPS_OUT gets one line per mkdir + fsync, "start_ns end_ns" in
@@ -55,9 +59,11 @@ def tenant(top, secs, result, cgroup, go, max_files, stop):
             f.write("%d\n" % os.getpid())
     ready(go)
     buf = b"\xa5" * FILE_BYTES
-    end = now_ns() + int(secs * 1e9)
+    start = now_ns()
+    end = start + int(secs * 1e9)
     files = dirs = 0
     full = 0
+    last = start
     d = None
     try:
         while now_ns() < end and (not max_files or files < max_files):
@@ -74,12 +80,14 @@ def tenant(top, secs, result, cgroup, go, max_files, stop):
             finally:
                 os.close(fd)
             files += 1
+            last = now_ns()
     except OSError as e:
         if e.errno != errno.ENOSPC:
             raise
         full = 1
     with open(result, "w") as f:
-        f.write("files %d dirs %d enospc %d\n" % (files, dirs, full))
+        f.write("files %d dirs %d enospc %d start_ns %d last_file_ns %d\n"
+                % (files, dirs, full, start, last))
 
 
 def prober(top, secs, out, go, stop):
