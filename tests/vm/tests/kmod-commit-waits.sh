@@ -18,6 +18,15 @@
 #    start made while the work waited are not the work's;
 #  - then 5 rounds of write + fsync: commit_waits counts them (> 0), so
 #    the figure still sees the tasks that wait for a commit;
+#  - on 6.12 (checkpoint-req-meta.patch), kprobes on write_dirty_buffer()
+#    and submit_bio_wait() during the storm: every checkpoint write
+#    (called from jbd2_log_do_checkpoint()) carries REQ_SYNC | REQ_META, and
+#    every cache flush before a tail move (jbd2_cleanup_journal_tail();
+#    no task fsyncs during the storm, so every submit_bio_wait() of a
+#    REQ_PREFLUSH bio is one) REQ_PREFLUSH | REQ_META, with at least one
+#    flush seen (the reclaim work moved the tail, barriers on).  The
+#    storm may need no checkpoint write at all (the flusher wrote the
+#    metadata back first): only their flags are checked;
 #  - e2fsck -fn clean.
 # The old code (before commit-wait-callers.patch) fails the first check:
 # the reclaim work's checkpoint waits were commit waits; before
@@ -47,6 +56,17 @@ echo 4096 > $T/buffer_size_kb
 echo stacktrace > $T/events/jbd2/jbd2_update_log_tail/trigger ||
 	fail "stacktrace trigger"
 echo 1 > $T/events/jbd2/jbd2_update_log_tail/enable
+# 6.12: the flags of checkpoint writes and of the tail's cache flush, with
+# the caller ($stack0 at entry is the return address); bi_opf is at +16 of
+# struct bio in both series
+if [ "$KSERIES" = 6.12 ]; then
+	echo > $T/kprobe_events
+	cat > $T/kprobe_events <<'KP' || fail "kprobe_events (see $T/error_log)"
+p:ckptio/ckpt_wdb write_dirty_buffer flags=%si:x32 caller=$stack0:symbol
+p:ckptio/ckpt_sbw submit_bio_wait opf=+16(%di):x32 caller=$stack0:symbol
+KP
+	echo 1 > $T/events/ckptio/enable
+fi
 echo 1 > $T/tracing_on
 log "storm, no fsync: 4 x $DIRS dirs x $FILES files, reclaim_watermark_pct=$wm"
 t0=$SECONDS
@@ -64,6 +84,10 @@ done
 cp $T/trace "$OUT/tail-trace.txt"
 echo 0 > $T/events/jbd2/jbd2_update_log_tail/enable
 echo '!stacktrace' > $T/events/jbd2/jbd2_update_log_tail/trigger
+if [ "$KSERIES" = 6.12 ]; then
+	echo 0 > $T/events/ckptio/enable
+	echo > $T/kprobe_events
+fi
 # "... jbd2_update_log_tail: dev 254,0 from 2 to 3 offset 1 freed 42"
 # followed by " => func" lines of its stack
 read -r worker_freed other_freed events <<<"$(awk '
@@ -80,6 +104,38 @@ assert_eq "commit_waits after a storm without fsync" 0 "${r[commit_waits]}"
 assert_eq "commit_wait_us after a storm without fsync" 0 "${r[commit_wait_us]}"
 assert_cmp "tail moves traced" "$events" -gt 0
 assert_eq "reclaim_blocks = the worker's own tail moves" "$worker_freed" "${r[reclaim_blocks]}"
+if [ "$KSERIES" = 6.12 ]; then
+	# "... ckpt_wdb: (write_dirty_buffer+0x0/0x60) flags=0x1800
+	#  caller=jbd2_log_do_checkpoint+0x1d2/0x3e0 [jbd2]"; REQ_SYNC 0x800,
+	# REQ_META 0x1000, REQ_PREFLUSH 0x40000 (enum req_flag_bits, both series)
+	read -r wdb wdb_meta flush flush_meta <<<"$(python3 - "$OUT/tail-trace.txt" <<'PY'
+import re, sys
+arg = re.compile(r"(flags|opf|caller)=(\S+)")
+w = wm = fl = fm = 0
+for line in open(sys.argv[1], errors="replace"):
+    if " ckpt_wdb: " not in line and " ckpt_sbw: " not in line:
+        continue
+    a = dict(arg.findall(line))
+    f = int(a.get("flags", a.get("opf", "0")), 16)
+    c = a.get("caller", "")
+    # the compiler may rename a static function (".isra.0", ".constprop.0")
+    if " ckpt_wdb: " in line and re.match(r"(__flush_batch|jbd2_log_do_checkpoint)[.\w]*\+", c):
+        w += 1
+        wm += (f & 0x1800) == 0x1800
+    elif " ckpt_sbw: " in line and f & 0x40000:
+        # no task fsyncs during the storm, so every flush waited for is
+        # the tail's (the commit's own flush rides on its commit block)
+        fl += 1
+        fm += (f & 0x41000) == 0x41000
+print(w, wm, fl, fm)
+PY
+)"
+	echo "RESULT checkpoint I/O flags: $wdb checkpoint writes, $wdb_meta REQ_SYNC|REQ_META;" \
+		"$flush tail flushes, $flush_meta REQ_PREFLUSH|REQ_META"
+	assert_eq "checkpoint writes that carry REQ_SYNC | REQ_META" "$wdb" "$wdb_meta"
+	assert_cmp "cache flushes before a tail move" "$flush" -gt 0
+	assert_eq "tail flushes that carry REQ_PREFLUSH | REQ_META" "$flush" "$flush_meta"
+fi
 
 log "5 rounds of write + fsync"
 python3 - /mnt/a <<'PY' || fail "fsync rounds"
