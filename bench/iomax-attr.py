@@ -309,9 +309,10 @@ def main():
         if any(f in frs for f in ("folio_wait_writeback", "__filemap_fdatawait_range",
                                   "filemap_fdatawait_range_keep_errors")):
             return "waits for data pages under writeback"
-        # blkdev_issue_flush(), or on 6.12 our REQ_META flush (its own
-        # function, or submit_bio_wait() if inlined into the tail cleanup)
-        if "blkdev_issue_flush" in frs or "jbd2_flush_fs_dev" in frs or \
+        # blkdev_issue_flush(), or on 6.12 our REQ_META flush: a
+        # submit_bio_wait() under the tail cleanup, whether the compiler
+        # inlined jbd2_flush_fs_dev() or renamed it (".isra.0")
+        if "blkdev_issue_flush" in frs or \
                 ("submit_bio_wait" in frs and "jbd2_cleanup_journal_tail" in frs):
             return "waits for its cache flush (an empty bio, charged to its cgroup)"
         if "__jbd2_log_wait_for_space" in frs:
