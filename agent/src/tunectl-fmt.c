@@ -153,8 +153,18 @@ int jt_ctl_module_state(const char *root, const char *kver, char *why, size_t le
 	dot = strchr(kver, '.');
 	if (dot && (dot = strchr(dot + 1, '.')) && (size_t)(dot - kver) < sizeof(series))
 		memcpy(series, kver, (size_t)(dot - kver));
+	/*
+	 * our jbd2.ko for this kernel, from jbd2-tune-dkms's build or a
+	 * prebuilt jbd2-tune-modules-<kver> (the same path): not loaded yet
+	 */
+	snprintf(rel, sizeof(rel), "/lib/modules/%s/updates/dkms/jbd2.ko*", kver);
+	if (count_glob(root, rel)) {
+		snprintf(why, len, "jbd2.ko is installed for %s but the stock one was loaded: reboot, or if that does not help update-initramfs -u -k %s (the initramfs loads jbd2 when / is ext4)",
+			 kver, kver);
+		return 0;
+	}
 	if (!count_glob(root, "/usr/src/jbd2-tune-*/patches")) {
-		snprintf(why, len, "jbd2-tune-dkms is not installed");
+		snprintf(why, len, "neither jbd2-tune-modules-%s nor jbd2-tune-dkms is installed", kver);
 		return 0;
 	}
 	snprintf(rel, sizeof(rel), "/usr/src/jbd2-tune-*/patches/%s/series", series);
@@ -179,12 +189,6 @@ int jt_ctl_module_state(const char *root, const char *kver, char *why, size_t le
 		}
 		snprintf(why, len, "kernel %s: series %s has no patches (supported: %s), so the stock jbd2 stays",
 			 kver, *series ? series : "?", *have ? have : "none");
-		return 0;
-	}
-	snprintf(rel, sizeof(rel), "/lib/modules/%s/updates/dkms/jbd2.ko*", kver);
-	if (count_glob(root, rel)) {
-		snprintf(why, len, "jbd2.ko is built for %s but the stock one was loaded: reboot, or if that does not help update-initramfs -u -k %s (the initramfs loads jbd2 when / is ext4)",
-			 kver, kver);
 		return 0;
 	}
 	snprintf(rel, sizeof(rel), "/lib/modules/%s/build", kver);

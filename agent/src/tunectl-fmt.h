@@ -49,9 +49,10 @@ void jt_ctl_fmt_knob(const char *mode, uint64_t value, const char *unit, char *b
  * "6.1.0-57-amd64") has jbd2-tune's jbd2 loaded, and if not the most
  * likely reason, read from the files under @root ("" for the real system;
  * a directory in tests): sys/module/jbd2 (and its force_copy_default
- * parameter, which only ours has), usr/src/jbd2-tune-* (the DKMS source
- * and its patches/<series>/), lib/modules/<kver>/updates/dkms/jbd2.ko*
- * and lib/modules/<kver>/build.  Returns 1 (ours loaded), 0 (the stock
+ * parameter, which only ours has), lib/modules/<kver>/updates/dkms/jbd2.ko*
+ * (where DKMS and the prebuilt jbd2-tune-modules-<kver> put it),
+ * usr/src/jbd2-tune-* (the DKMS source and its patches/<series>/) and
+ * lib/modules/<kver>/build.  Returns 1 (ours loaded), 0 (the stock
  * jbd2 is loaded; @why says why) or -1 (no jbd2 loaded; @why says so).
  */
 int jt_ctl_module_state(const char *root, const char *kver, char *why, size_t len);

@@ -161,7 +161,7 @@ static void mk(const char *dir, const char *rel, int file)
 
 static void test_module_state(void **state)
 {
-	char root[] = "/tmp/jt-test-tunectl.XXXXXX", why[512], cmd[64];
+	char root[] = "/tmp/jt-test-tunectl.XXXXXX", why[512], cmd[64], path[256];
 	const char *k = "6.1.0-57-amd64";
 
 	(void)state;
@@ -171,7 +171,13 @@ static void test_module_state(void **state)
 
 	mk(root, "sys/module/jbd2/parameters", 0);	/* the stock module: no force_copy_default */
 	assert_int_equal(jt_ctl_module_state(root, k, why, sizeof(why)), 0);
-	assert_string_equal(why, "jbd2-tune-dkms is not installed");
+	assert_string_equal(why, "neither jbd2-tune-modules-6.1.0-57-amd64 nor jbd2-tune-dkms is installed");
+
+	/* a prebuilt module package's jbd2.ko, no DKMS source: reboot */
+	mk(root, "lib/modules/6.1.0-57-amd64/updates/dkms/jbd2.ko", 1);
+	assert_int_equal(jt_ctl_module_state(root, k, why, sizeof(why)), 0);
+	assert_string_equal(why, "jbd2.ko is installed for 6.1.0-57-amd64 but the stock one was loaded: reboot, or if that does not help update-initramfs -u -k 6.1.0-57-amd64 (the initramfs loads jbd2 when / is ext4)");
+	assert_int_equal(unlink(strcat(strcpy(path, root), "/lib/modules/6.1.0-57-amd64/updates/dkms/jbd2.ko")), 0);
 
 	mk(root, "usr/src/jbd2-tune-0.1/patches/6.1/series", 1);
 	mk(root, "usr/src/jbd2-tune-0.1/patches/6.12/series", 1);
@@ -190,7 +196,7 @@ static void test_module_state(void **state)
 
 	mk(root, "lib/modules/6.1.0-57-amd64/updates/dkms/jbd2.ko.xz", 1);
 	assert_int_equal(jt_ctl_module_state(root, k, why, sizeof(why)), 0);
-	assert_non_null(strstr(why, "built for 6.1.0-57-amd64 but the stock one was loaded"));
+	assert_non_null(strstr(why, "installed for 6.1.0-57-amd64 but the stock one was loaded"));
 
 	mk(root, "sys/module/jbd2/parameters/force_copy_default", 1);
 	assert_int_equal(jt_ctl_module_state(root, k, why, sizeof(why)), 1);
