@@ -6,7 +6,7 @@
 KSERIES ?= 6.1
 export KSERIES
 
-.PHONY: all kmod agent check check-system check-system-trixie check-debug demo bench crash fstests deb dsc repo check-fleet clean install deps
+.PHONY: all kmod agent check check-system check-system-fleet check-system-trixie check-debug demo bench crash fstests deb dsc repo check-fleet clean install deps
 
 all: kmod agent
 
@@ -21,9 +21,16 @@ check:
 
 # the administrator's path on a Debian 12 guest (tests/system/run), with the
 # upgrade to bookworm-backports' 6.12 kernel; `make check` runs it on 6.1
-# alone (Documentation/system-test.md)
+# alone (Documentation/system-test.md); then the fleet's path
 check-system:
 	tests/system/run --upgrade
+	$(MAKE) check-system-fleet
+
+# a fleet's host: the signed repository of `make repo` and the Ansible role
+# in a Debian 12 guest, the prebuilt module packages through a kernel
+# update, the last boot under UEFI Secure Boot (Documentation/fleet.md)
+check-system-fleet: repo
+	tests/system/run --fleet
 
 # the same path on a Debian 13 guest and its own 6.12 kernel
 check-system-trixie:

@@ -233,7 +233,11 @@ step_our_jbd2() {
 	*.zst) zstd -qdc "$path" > "$ko" ;;
 	*) cp "$path" "$ko" ;;
 	esac || fail "cannot read $path"
-	file=$(readelf -n "$ko" | sed -n 's/^ *Build ID: *//p' | head -n 1)
+	# the file's GNU build ID note: namesz 4, descsz 20, type 3
+	# (NT_GNU_BUILD_ID), "GNU\0", then the ID (read with od: a host with a
+	# prebuilt module package has no binutils for readelf)
+	file=$(od -An -tx1 -v "$ko" | tr -d ' \n' |
+		grep -o '040000001400000003000000474e5500[0-9a-f]\{40\}' | head -n 1 | cut -c33-72)
 	echo "build ID: loaded jbd2 '$loaded', $path '$file'"
 	[ ${#file} = 40 ] || fail "no build ID in $path"
 	[ "$loaded" = "$file" ] || fail "the loaded jbd2 is not $path (build IDs differ)"
@@ -262,7 +266,8 @@ step_service() {
 	runuser -u nobody -- busctl --system tree org.jbd2tune1 | grep "$(obj "$j")\$" ||
 		fail "user nobody cannot list the tree"
 	run journalctl -b -u jbd2-tuned --no-pager -o cat
-	journalctl -b -u jbd2-tuned --no-pager -o cat | has '^started: policy from' ||
+	# (a fleet's first wave runs in dry-run: "started in dry-run mode: ...")
+	journalctl -b -u jbd2-tuned --no-pager -o cat | has -E '^started( in dry-run mode)?: policy from' ||
 		fail "journalctl -u jbd2-tuned has no 'started: policy from' line"
 }
 
@@ -726,4 +731,239 @@ step_etc_clean() {
 step_poweroff() {
 	: "power off"
 	echo poweroff > /run/systest/next
+}
+
+# --- the fleet test (tests/system/run --fleet; Documentation/fleet.md) ---------
+# The repository `make repo` built and the Ansible role arrive on /dev/vdc
+# as the tree they have in a clone (build/repo/, deploy/ansible/), under
+# /srv/jbd2-tune: site.yml's file: source is then file:/srv/jbd2-tune/build/repo.
+# The guest has no network: the role refreshes only its own source's lists.
+FLEET=/srv/jbd2-tune
+
+# play - ansible-playbook site.yml as the administrator runs it
+# (connection: local); leaves its output in /run/systest/play.log and the
+# recap's counts in PLAY_OK, PLAY_CHANGED, PLAY_FAILED
+play() {
+	local t0=$SECONDS recap
+	stamped ansible-playbook "$FLEET/deploy/ansible/site.yml" | tee /run/systest/play.log
+	echo "ansible-playbook took $((SECONDS - t0)) s"
+	recap=$(grep -E "(^|\] )localhost +: ok=" /run/systest/play.log | tail -n 1)
+	[ -n "$recap" ] || fail "no PLAY RECAP line for localhost"
+	PLAY_OK=$(sed 's/.* ok=\([0-9]*\).*/\1/' <<< "$recap")
+	PLAY_CHANGED=$(sed 's/.* changed=\([0-9]*\).*/\1/' <<< "$recap")
+	PLAY_FAILED=$(sed 's/.* failed=\([0-9]*\).*/\1/' <<< "$recap")
+	echo "recap: ok=$PLAY_OK changed=$PLAY_CHANGED failed=$PLAY_FAILED"
+	[ "$PLAY_FAILED" = 0 ] || fail "the play failed ($recap)"
+	grep -q ' unreachable=0 ' <<< "$recap" || fail "localhost unreachable ($recap)"
+}
+
+# installed PACKAGE - whether dpkg has PACKAGE installed
+installed() {
+	dpkg-query -W -f '${db:Status-Abbrev}' "$1" 2> /dev/null | grep -q '^ii'
+}
+
+# no_build_tools KERNEL - no compiler, DKMS, headers or kernel source
+no_build_tools() {
+	local p bad=
+	for p in gcc gcc-12 make dkms jbd2-tune-dkms linux-headers-amd64 \
+		"linux-headers-$1" linux-source-6.1 linux-source-6.12 linux-kbuild-6.1; do
+		! installed "$p" || bad="$bad $p"
+	done
+	ls /usr/src/linux-source-* 2> /dev/null && bad="$bad /usr/src/linux-source-*"
+	[ -z "$bad" ] || fail "installed on a host that should need no build:$bad"
+	echo "no compiler, make, dkms, headers or linux-source installed"
+}
+
+# module_package KERNEL - jbd2-tune-modules-KERNEL installed from our
+# repository, its jbd2.ko in modules.dep and in KERNEL's initramfs
+module_package() {
+	local k=$1 p=jbd2-tune-modules-$1 ko
+	installed "$p" || fail "$p is not installed"
+	run apt-cache policy "$p"
+	apt-cache policy "$p" | has -F "file:$FLEET/build/repo bookworm/main" ||
+		fail "$p did not come from file:$FLEET/build/repo"
+	ko=/lib/modules/$k/updates/dkms/jbd2.ko
+	dpkg -L "$p" | has -x "$ko" || fail "$p does not ship $ko"
+	grep -q '^updates/dkms/jbd2.ko:' "/lib/modules/$k/modules.dep" ||
+		fail "modules.dep of $k does not name updates/dkms/jbd2.ko"
+	lsinitramfs "/boot/initrd.img-$k" | has "modules/$k/updates/dkms/jbd2.ko" ||
+		fail "/boot/initrd.img-$k has no updates/dkms/jbd2.ko"
+	echo "$p: $ko, in modules.dep and in /boot/initrd.img-$k"
+}
+
+step_fleet_play() {
+	: "ansible-playbook site.yml from the signed repository: the prebuilt module, jbd2-tuned, node-exporter, the drop-in"
+	mkdir -p "$FLEET"
+	tar -xf /dev/vdc -C "$FLEET" || fail "no repository on /dev/vdc"
+	run ls "$FLEET/build/repo" "$FLEET/deploy/ansible"
+	run ansible --version
+	installed jbd2-tuned && fail "jbd2-tuned is installed before the play"
+	play
+	[ "$PLAY_CHANGED" -gt 0 ] || fail "the first play changed nothing"
+	run cat /etc/apt/sources.list.d/jbd2-tune.sources
+	has -x 'Signed-By: /usr/share/keyrings/jbd2-tune-archive-keyring.gpg' \
+		< /etc/apt/sources.list.d/jbd2-tune.sources || fail "the source has no Signed-By"
+	# apt read the repository's lists, which it does only with a good
+	# signature by the Signed-By key
+	run ls /var/lib/apt/lists/_srv_jbd2-tune_build_repo_dists_bookworm_InRelease ||
+		fail "apt has no verified lists of the repository"
+	module_package "$(uname -r)"
+	for p in jbd2-tuned prometheus-node-exporter; do
+		installed "$p" || fail "$p is not installed"
+	done
+	run dpkg -l 'jbd2-tune*' jbd2-tuned
+	no_build_tools "$(uname -r)"
+	grep -A3 "Report the module" /run/systest/play.log
+	has -F "module: the stock jbd2 is loaded: jbd2.ko is installed for $(uname -r) but the stock one was loaded: reboot" \
+		< /run/systest/play.log || fail "the play did not report the stock jbd2 and the reboot to come"
+}
+
+step_module_signature() {
+	: "jbd2.ko is signed by the fleet key; the kernel taints it E unless that key is enrolled (MOK)"
+	local want signer taint mok line
+	want=$(cat "$FLEET/fleet-signer")
+	signer=$(modinfo -F signer jbd2)
+	echo "modinfo -F signer jbd2: '$signer' (the fleet key: '$want')"
+	[ "$signer" = "$want" ] || fail "jbd2.ko's signer is '$signer', not '$want'"
+	run modinfo -F sig_hashalgo jbd2
+	taint=$(cat /sys/module/jbd2/taint)
+	echo "jbd2's taint flags: '$taint'"
+	# the .machine keyring holds the MOK certificates shim passed on as
+	# trusted (CONFIG_INTEGRITY_MACHINE_KEYRING); the kernel accepts a
+	# module signed by one of them
+	mok=$(grep -cF " $want: " /proc/keys || true)
+	run grep -E ' keyring +\.(machine|platform|secondary_trusted_keys|builtin_trusted_keys): ' /proc/keys || true
+	if [ "$mok" -gt 0 ]; then
+		echo "the fleet key is in the kernel's keys: the signature must verify"
+		case "$taint" in *E*) fail "jbd2 is tainted E (unsigned) though its key is trusted" ;; esac
+		if dmesg | has 'module verification failed'; then
+			fail "the kernel says: module verification failed"
+		fi
+		echo "no E taint, no 'module verification failed' line"
+	else
+		echo "the fleet key is not enrolled here: the kernel loads it, tainted E"
+		case "$taint" in *E*) ;; *) fail "jbd2 is not tainted E though its key is unknown" ;; esac
+		line=$(dmesg | grep 'module verification failed')
+		[ -n "$line" ] || fail "no 'module verification failed' line"
+		echo "$line"
+	fi
+}
+
+step_fleet_dropin() {
+	: "the role's drop-in is in force: jbd2-tunectl show / (dry run, the journal section)"
+	local j out
+	j=$(root_journal)
+	run cat /etc/jbd2-tuned.conf.d/50-ansible.conf
+	wait_for 20 sh -c "jbd2-tunectl show / > /dev/null"
+	out=$(jbd2-tunectl show /) || fail "jbd2-tunectl show / failed"
+	echo "$out"
+	has -E '^  DryRun +yes$' <<< "$out" || fail "DryRun is not yes (the drop-in's [agent] dry_run)"
+	has -F '/etc/jbd2-tuned.conf.d/50-ansible.conf' <<< "$out" ||
+		fail "PolicyFiles does not name the drop-in"
+	has -F 'journal vd*' <<< "$out" || fail "PolicySections does not name [journal vd*]"
+	has -E 'stall_budget_ms_per_s=10([^0-9]|$)' <<< "$out" ||
+		fail "the resolved Policy does not have the drop-in's stall_budget_ms_per_s=10"
+}
+
+step_fleet_play_again() {
+	: "the playbook again: changed=0"
+	play
+	[ "$PLAY_CHANGED" = 0 ] || { grep -B1 '^changed:' /run/systest/play.log; fail "the second play changed $PLAY_CHANGED"; }
+	has -F "module: jbd2-tune's jbd2 is loaded" < /run/systest/play.log ||
+		fail "the play does not report our jbd2 loaded"
+}
+
+step_fleet_kernel_update() {
+	: "a kernel update to bookworm-backports' 6.12, then the role: its module package before the reboot"
+	local k t0=$SECONDS
+	stamped apt install -y -t bookworm-backports linux-image-amd64 ||
+		fail "apt install of the 6.12 kernel failed"
+	echo "apt install took $((SECONDS - t0)) s"
+	k=$(ls /lib/modules | grep '^6\.12\.' | sort -V | tail -n 1)
+	[ -n "$k" ] || fail "no 6.12 kernel in /lib/modules"
+	installed "jbd2-tune-modules-$k" && fail "jbd2-tune-modules-$k came before the role"
+	play
+	[ "$PLAY_CHANGED" -gt 0 ] || fail "the play after the kernel update changed nothing"
+	module_package "$k"
+	module_package "$(uname -r)"
+	no_build_tools "$k"
+}
+
+step_secure_boot() {
+	: "UEFI Secure Boot is on (Debian's signed shim, grub and kernel), the kernel locked down, the fleet key trusted"
+	local sb f=/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
+	[ -e "$f" ] || fail "no $f: not booted through UEFI"
+	sb=$(od -An -tu1 -j4 -N1 "$f" | tr -d ' ')
+	echo "SecureBoot: $sb"
+	[ "$sb" = 1 ] || fail "Secure Boot is off"
+	run cat /sys/kernel/security/lockdown
+	has -E '\[(integrity|confidentiality)\]' < /sys/kernel/security/lockdown ||
+		fail "the kernel is not locked down"
+	run sh -c "dmesg | grep -iE 'secure ?boot|lockdown|locked down|MokList|X\.509 cert' | grep -v 'Loaded X.509 cert .Microsoft'" || true
+	# shim passed MokList on (MokListRT), and as trusted (MokListTrustedRT):
+	# the kernel keeps the certificate in its .machine keyring.  (/proc/keys
+	# cuts the type to 9 columns, "asymmetri"; the description follows.)
+	run grep -E ' keyring +\.(machine|platform): ' /proc/keys || true
+	grep -F " $(cat "$FLEET/fleet-signer"): " /proc/keys ||
+		fail "the fleet key is not among the kernel's keys (MokListRT not passed on?)"
+	grep -E ' keyring +\.machine: [1-9]' /proc/keys || fail "the .machine keyring is empty"
+}
+
+step_unsigned_refused() {
+	: "under lockdown the kernel refuses a module without a signature (what an unsigned jbd2.ko would meet)"
+	local src ko=/run/systest/dummy-unsigned.ko len out
+	src=$(modinfo -n dummy) || fail "no dummy module to test with"
+	# (a host with module packages has no xz-utils; Ansible's python3 reads it)
+	case "$src" in
+	*.xz) python3 -c 'import lzma, sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' \
+		"$src" > "$ko" ;;
+	*.zst) zstd -qdc "$src" > "$ko" ;;
+	*) cp "$src" "$ko" ;;
+	esac
+	# the appended signature: ... PKCS#7, struct module_signature (12
+	# bytes, sig_len big-endian in its last 4), "~Module signature appended~\n"
+	tail -c 28 "$ko" | has -F '~Module signature appended~' || fail "$src has no appended signature"
+	len=$(tail -c 32 "$ko" | head -c 4 | od -An -tu1 | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+	truncate -s "-$((len + 12 + 28))" "$ko"
+	echo "dummy.ko without its ${len}-byte signature: $(stat -c %s "$ko") bytes"
+	if out=$(insmod "$ko" 2>&1); then
+		rmmod dummy
+		fail "insmod of an unsigned module succeeded under lockdown"
+	fi
+	echo "# insmod $ko"; echo "$out"
+	has -iE 'rejected|not permitted|Key' <<< "$out" || fail "insmod failed, but not for the signature: $out"
+	run sh -c "dmesg | tail -n 3"
+}
+
+step_fleet_play_secure_boot() {
+	: "under Secure Boot the role and the package see it: mokutil finds the certificate enrolled, the module stays"
+	local deb d=/run/systest/preinst t out
+	installed mokutil && fail "mokutil is installed before the play"
+	play
+	# the role read the firmware's SecureBoot variable: it installs mokutil
+	# and the certificate only then
+	installed mokutil || fail "the role did not see Secure Boot (no mokutil installed)"
+	run mokutil --sb-state
+	run mokutil --test-key /usr/share/jbd2-tune/jbd2-tune-module-signing.der
+	if has 'WARNING: Secure Boot is on' < /run/systest/play.log; then
+		fail "the role says the certificate is not enrolled"
+	fi
+	has -F "module: jbd2-tune's jbd2 is loaded" < /run/systest/play.log ||
+		fail "the play does not report our jbd2 loaded"
+	installed "jbd2-tune-modules-$(uname -r)" || fail "the module package is gone"
+	# the package's preinst: with the certificate enrolled it lets the
+	# package in; without mokutil to ask, it refuses (so it saw Secure Boot)
+	deb=$(ls "$FLEET"/build/repo/pool/main/j/jbd2-tune-modules-"$(uname -r)"/*.deb | head -n 1)
+	mkdir -p "$d/bin"
+	dpkg-deb -e "$deb" "$d/control" || fail "cannot read $deb"
+	run sh "$d/control/preinst" install || fail "the preinst refuses under Secure Boot with the certificate enrolled"
+	for t in od tr base64 mktemp grep rm; do
+		ln -sf "$(command -v "$t")" "$d/bin/$t"
+	done
+	echo "# PATH=(no mokutil) sh preinst install"
+	if out=$(PATH=$d/bin /bin/sh "$d/control/preinst" install 2>&1); then
+		fail "the preinst let the package in under Secure Boot with no mokutil to ask"
+	fi
+	echo "$out"
+	has -F 'Secure Boot is on: install mokutil' <<< "$out" || fail "the preinst failed, but not for Secure Boot: $out"
 }
