@@ -210,6 +210,22 @@ step_reboot() {
 	echo "# systemctl reboot  (after this boot's last step)"
 }
 
+# ko_plain MODULE FILE - MODULE (.ko, .ko.xz or .ko.zst) uncompressed into
+# FILE.  A host with prebuilt module packages has no xz-utils (DKMS brings
+# it); Ansible's python3 reads .xz there.
+ko_plain() {
+	case "$1" in
+	*.xz)
+		if command -v xz > /dev/null; then
+			xz -dc "$1"
+		else
+			python3 -c 'import lzma, sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$1"
+		fi ;;
+	*.zst) zstd -qdc "$1" ;;
+	*) cat "$1" ;;
+	esac > "$2"
+}
+
 step_our_jbd2() {
 	: "modinfo -n jbd2 is the DKMS module in updates/, loaded from the initramfs"
 	local path
@@ -228,11 +244,7 @@ step_our_jbd2() {
 	local loaded file ko=/run/systest/jbd2.ko
 	loaded=$(od -An -tx1 -v /sys/module/jbd2/notes/.note.gnu.build-id 2> /dev/null |
 		tr -d ' \n' | cut -c33-72)
-	case "$path" in
-	*.xz) xz -dc "$path" > "$ko" ;;
-	*.zst) zstd -qdc "$path" > "$ko" ;;
-	*) cp "$path" "$ko" ;;
-	esac || fail "cannot read $path"
+	ko_plain "$path" "$ko" || fail "cannot read $path"
 	# the file's GNU build ID note: namesz 4, descsz 20, type 3
 	# (NT_GNU_BUILD_ID), "GNU\0", then the ID (read with od: a host with a
 	# prebuilt module package has no binutils for readelf)
@@ -740,11 +752,23 @@ step_poweroff() {
 # The guest has no network: the role refreshes only its own source's lists.
 FLEET=/srv/jbd2-tune
 
+# fleet_tree - $FLEET from /dev/vdc, once per boot: a disk that a --resume
+# run starts from keeps the tree of the boot that made it, which may be an
+# older role than this run's
+fleet_tree() {
+	[ ! -e /run/systest/fleet-tree ] || return 0
+	rm -rf "$FLEET"
+	mkdir -p "$FLEET"
+	tar -xf /dev/vdc -C "$FLEET" || fail "no repository on /dev/vdc"
+	touch /run/systest/fleet-tree
+}
+
 # play - ansible-playbook site.yml as the administrator runs it
 # (connection: local); leaves its output in /run/systest/play.log and the
 # recap's counts in PLAY_OK, PLAY_CHANGED, PLAY_FAILED
 play() {
 	local t0=$SECONDS recap
+	fleet_tree
 	stamped ansible-playbook "$FLEET/deploy/ansible/site.yml" | tee /run/systest/play.log
 	echo "ansible-playbook took $((SECONDS - t0)) s"
 	recap=$(grep -E "(^|\] )localhost +: ok=" /run/systest/play.log | tail -n 1)
@@ -793,8 +817,7 @@ module_package() {
 
 step_fleet_play() {
 	: "ansible-playbook site.yml from the signed repository: the prebuilt module, jbd2-tuned, node-exporter, the drop-in"
-	mkdir -p "$FLEET"
-	tar -xf /dev/vdc -C "$FLEET" || fail "no repository on /dev/vdc"
+	fleet_tree
 	run ls "$FLEET/build/repo" "$FLEET/deploy/ansible"
 	run ansible --version
 	installed jbd2-tuned && fail "jbd2-tuned is installed before the play"
@@ -821,6 +844,7 @@ step_fleet_play() {
 step_module_signature() {
 	: "jbd2.ko is signed by the fleet key; the kernel taints it E unless that key is enrolled (MOK)"
 	local want signer taint mok line
+	fleet_tree
 	want=$(cat "$FLEET/fleet-signer")
 	signer=$(modinfo -F signer jbd2)
 	echo "modinfo -F signer jbd2: '$signer' (the fleet key: '$want')"
@@ -851,8 +875,7 @@ step_module_signature() {
 
 step_fleet_dropin() {
 	: "the role's drop-in is in force: jbd2-tunectl show / (dry run, the journal section)"
-	local j out
-	j=$(root_journal)
+	local out
 	run cat /etc/jbd2-tuned.conf.d/50-ansible.conf
 	wait_for 20 sh -c "jbd2-tunectl show / > /dev/null"
 	out=$(jbd2-tunectl show /) || fail "jbd2-tunectl show / failed"
@@ -893,6 +916,7 @@ step_secure_boot() {
 	: "UEFI Secure Boot is on (Debian's signed shim, grub and kernel), the kernel locked down, the fleet key trusted"
 	local sb f=/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c
 	[ -e "$f" ] || fail "no $f: not booted through UEFI"
+	fleet_tree
 	sb=$(od -An -tu1 -j4 -N1 "$f" | tr -d ' ')
 	echo "SecureBoot: $sb"
 	[ "$sb" = 1 ] || fail "Secure Boot is off"
@@ -913,13 +937,7 @@ step_unsigned_refused() {
 	: "under lockdown the kernel refuses a module without a signature (what an unsigned jbd2.ko would meet)"
 	local src ko=/run/systest/dummy-unsigned.ko len out
 	src=$(modinfo -n dummy) || fail "no dummy module to test with"
-	# (a host with module packages has no xz-utils; Ansible's python3 reads it)
-	case "$src" in
-	*.xz) python3 -c 'import lzma, sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' \
-		"$src" > "$ko" ;;
-	*.zst) zstd -qdc "$src" > "$ko" ;;
-	*) cp "$src" "$ko" ;;
-	esac
+	ko_plain "$src" "$ko" || fail "cannot read $src"
 	# the appended signature: ... PKCS#7, struct module_signature (12
 	# bytes, sig_len big-endian in its last 4), "~Module signature appended~\n"
 	tail -c 28 "$ko" | has -F '~Module signature appended~' || fail "$src has no appended signature"
