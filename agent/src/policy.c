@@ -453,14 +453,15 @@ static unsigned int max_pairs(const struct jt_journal_policy *jp, enum jt_knob k
 	return recheck ? jp->trial_min_pairs : jp->trial_max_pairs * jt_knob_desc(knob)->pairs_mult;
 }
 
-static struct jt_trial_params trial_params(const struct jt_journal_policy *jp, enum jt_knob knob,
-					   bool recheck)
+static struct jt_trial_params trial_params(const struct jt_journal_policy *jp,
+					   const struct jt_trial_run *tr)
 {
 	return (struct jt_trial_params){
 		.margin = log1p(jp->outcome_margin_pct / 100.0),
 		.relief_min_us_per_s = jp->stall_budget_ms_per_s * 1000.0,
 		.min_pairs = jp->trial_min_pairs,
-		.max_pairs = max_pairs(jp, knob, recheck),
+		.max_pairs = max_pairs(jp, tr->knob, tr->recheck),
+		.looks_spent = tr->looks_spent,
 	};
 }
 
@@ -708,7 +709,7 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 	struct jt_trial_run *tr = &st->trial;
 	struct jt_knob_state *ks = &st->knob[tr->knob];
 	const struct jt_knob_desc *kd = jt_knob_desc(tr->knob);
-	struct jt_trial_params tp = trial_params(jp, tr->knob, tr->recheck);
+	struct jt_trial_params tp = trial_params(jp, tr);
 	uint64_t now = s->time_us, backoff = 0;
 	int64_t target = v == JT_VERDICT_KEEP ? tr->to : tr->from;
 	char figs[300], tail[240] = "";
@@ -828,7 +829,7 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 		       struct jt_decision *out, unsigned int *n)
 {
 	struct jt_trial_run *tr = &st->trial;
-	struct jt_trial_params p = trial_params(jp, tr->knob, tr->recheck);
+	struct jt_trial_params p = trial_params(jp, tr);
 	struct jt_block b;
 	struct jt_side off_pre;
 	enum jt_verdict v;
@@ -898,6 +899,10 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 	jt_side_sum(&tr->off, &tr->pre, &off_pre);
 	v = jt_trial_judge(&p, &tr->on, &tr->off, &tr->pre, tr->pairs, tr->in_second,
 			   tr->recheck);
+	/* a look that could have kept spends its level of the trial's 5 % */
+	if (v == JT_VERDICT_CONTINUE && tr->in_second && !tr->recheck &&
+	    tr->pairs >= p.min_pairs && jt_trial_min_p(&tr->on, &tr->off) <= JT_TRIAL_RELIEF_ALPHA)
+		tr->looks_spent++;
 	if (v == JT_VERDICT_CONTINUE && tr->in_second && yield_to(t, jp, st, s, &p, yield_why,
 								   sizeof(yield_why)))
 		v = JT_VERDICT_YIELDED;
@@ -921,7 +926,7 @@ bool jt_trial_describe(const struct jt_journal_policy *jp, const struct jt_journ
 	*deadline_us = 0;
 	if (!tr->active)
 		return false;
-	p = trial_params(jp, tr->knob, tr->recheck);
+	p = trial_params(jp, tr);
 	snprintf(text, len, "%s%s %lld->%lld, pair %u of %u..%u, %s block",
 		 tr->recheck ? "re-check of " : "", jt_knob_name(tr->knob), (long long)tr->from,
 		 (long long)tr->to, tr->pairs + 1, p.min_pairs, p.max_pairs,

@@ -130,6 +130,7 @@ struct jt_trial_run {
 	int64_t from, to;	/* the value before ("off") and the value on trial ("on") */
 	bool recheck;		/* a re-check of a kept change */
 	unsigned int pairs;	/* whole pairs done */
+	unsigned int looks_spent;	/* looks that could have kept (jt_trial_params) */
 	bool in_second;		/* the current block is the second of its pair */
 	bool cur_on;		/* the current block has the value on trial */
 	uint64_t started_us;

@@ -211,14 +211,27 @@ double jt_harm_z(const struct jt_side *on, const struct jt_side *off, const stru
 	return (r - margin) / se;
 }
 
+double jt_trial_min_p(const struct jt_side *on, const struct jt_side *off)
+{
+	uint64_t n = on->relief_events + off->relief_events;
+	uint64_t unequal = on->pair_wins + on->pair_losses;
+	double span = (double)on->span_us + (double)off->span_us;
+	double by_pairs = unequal ? pow(0.5, (double)unequal) : 1.0, by_events = 1.0;
+
+	if (n && span > 0.0)
+		by_events = pow((double)off->span_us / span, (double)n);
+	return by_pairs < by_events ? by_pairs : by_events;
+}
+
 double jt_trial_relief_alpha(const struct jt_trial_params *p, unsigned int pairs)
 {
+	unsigned int looks = p->max_pairs > p->min_pairs ? p->max_pairs - p->min_pairs : 0;
+	unsigned int spent = p->looks_spent < looks ? p->looks_spent : looks;
 	double left;
 
 	if (pairs < p->max_pairs || p->max_pairs < p->min_pairs)
 		return JT_TRIAL_RELIEF_ALPHA;
-	left = JT_TRIAL_RELIEF_ALPHA_TOTAL -
-	       (double)(p->max_pairs - p->min_pairs) * JT_TRIAL_RELIEF_ALPHA;
+	left = JT_TRIAL_RELIEF_ALPHA_TOTAL - (double)spent * JT_TRIAL_RELIEF_ALPHA;
 	return left > JT_TRIAL_RELIEF_ALPHA ? left : JT_TRIAL_RELIEF_ALPHA;
 }
 

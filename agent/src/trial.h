@@ -52,6 +52,12 @@ struct jt_trial_params {
 	double margin;			/* ln(1 + outcome_margin_pct / 100) */
 	double relief_min_us_per_s;	/* stall_budget_ms_per_s in us/s */
 	unsigned int min_pairs, max_pairs;
+	/*
+	 * Earlier looks of this trial whose relief test could have passed
+	 * JT_TRIAL_RELIEF_ALPHA with the counts they had (jt_trial_min_p()):
+	 * the only looks that spend from JT_TRIAL_RELIEF_ALPHA_TOTAL
+	 */
+	unsigned int looks_spent;
 };
 
 /* One-sided level of the relief test at each look (after each pair). */
@@ -59,7 +65,11 @@ struct jt_trial_params {
 /*
  * The level all looks of one trial may spend together (Bonferroni): the
  * last look, at the cap of pairs, gets what the earlier ones left, never
- * less than JT_TRIAL_RELIEF_ALPHA (3..10 pairs: 0.05 - 7 x 0.004 = 0.022).
+ * less than JT_TRIAL_RELIEF_ALPHA (3..10 pairs: 0.05 - 7 x 0.004 = 0.022
+ * when every earlier look could have kept).  A look spends only when its
+ * test could have passed: a look whose smallest attainable p is above its
+ * level cannot keep whatever the labels (Tarone's modified Bonferroni for
+ * discrete tests).
  */
 #define JT_TRIAL_RELIEF_ALPHA_TOTAL	0.05
 /* z of the harm test, checked at every sample of a trial (one-sided 0.05 %). */
@@ -177,10 +187,22 @@ enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_
 /*
  * jt_trial_relief_alpha - the level of the relief test at the look after
  * @pairs whole pairs: JT_TRIAL_RELIEF_ALPHA, and at the last look
- * (@pairs >= max_pairs) JT_TRIAL_RELIEF_ALPHA_TOTAL less what the
- * max_pairs - min_pairs earlier looks spent, at least JT_TRIAL_RELIEF_ALPHA.
+ * (@pairs >= max_pairs) JT_TRIAL_RELIEF_ALPHA_TOTAL less
+ * JT_TRIAL_RELIEF_ALPHA for each of the @p->looks_spent earlier looks that
+ * could have kept, at least JT_TRIAL_RELIEF_ALPHA.
  */
 double jt_trial_relief_alpha(const struct jt_trial_params *p, unsigned int pairs);
+
+/*
+ * jt_trial_min_p - the smallest p jt_trial_relief_p() can give with the
+ * relief events and unequal pairs that @on and @off hold, whichever side
+ * each fell on: min(0.5^(unequal pairs), (off span share)^(events)); 1.0
+ * with neither.  Under "the knob changes nothing" these counts do not
+ * depend on which block of a pair had the knob on, so a look whose
+ * smallest p is above its level cannot keep and spends nothing of the
+ * trial's 5 %.
+ */
+double jt_trial_min_p(const struct jt_side *on, const struct jt_side *off);
 
 /*
  * jt_harm_z - the harm test's z: (cost - margin) / se of @on against @off

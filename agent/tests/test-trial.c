@@ -117,11 +117,17 @@ static void test_no_evidence(void **state)
 
 /*
  * The relief test's level per look: 0.004, the last look what 5 % leaves
- * (0.022 with 3..10 pairs).  Then the case that made it so: agent-stall on
+ * after the earlier looks that could have kept (0.022 with 3..10 pairs
+ * when all seven could).  Then the cases that made it so: agent-stall on
  * 6.1 beside a second such guest, "inconclusive after 20 blocks: shadow
  * waits 0.0 vs 219.6 ms/s ... relief p 0.016" against the 0.015 the last
  * look had at 0.005 per look: every on block without a shadow wait, six
- * off blocks with one (p = 2^-6), four pairs quiet on both sides.
+ * off blocks with one (p = 2^-6), four pairs quiet on both sides.  And
+ * make check in CI (stop 40, 2026-12-07): "inconclusive after 20 blocks:
+ * shadow waits 0.0 vs 736.0 ms/s ... relief p 0.031": five off blocks
+ * with a stall, none on, five pairs quiet.  With at most five events no
+ * earlier look could have reached 0.004 (2^-5 = 0.031), so none spent
+ * any of the 5 %, and the last look has all of it.
  */
 static void test_relief_alpha(void **state)
 {
@@ -132,6 +138,11 @@ static void test_relief_alpha(void **state)
 	(void)state;
 	assert_true(fabs(jt_trial_relief_alpha(&p, 3) - 0.004) < 1e-12);
 	assert_true(fabs(jt_trial_relief_alpha(&p, 9) - 0.004) < 1e-12);
+	assert_true(fabs(jt_trial_relief_alpha(&p, 10) - 0.05) < 1e-12);
+	p.looks_spent = 7;
+	assert_true(fabs(jt_trial_relief_alpha(&p, 9) - 0.004) < 1e-12);
+	assert_true(fabs(jt_trial_relief_alpha(&p, 10) - 0.022) < 1e-12);
+	p.looks_spent = 40;	/* never more looks than the trial has */
 	assert_true(fabs(jt_trial_relief_alpha(&p, 10) - 0.022) < 1e-12);
 
 	on.span_us = off.span_us = 53000000;
@@ -144,19 +155,45 @@ static void test_relief_alpha(void **state)
 	off.relief_us = 11640000;			/* 219.6 ms/s */
 	on.pair_wins = 6;				/* and four ties */
 	assert_true(fabs(jt_trial_relief_p(&on, &off) - 1.0 / 64.0) < 1e-9);
+	assert_true(fabs(jt_trial_min_p(&on, &off) - 1.0 / 64.0) < 1e-9);
+	p.looks_spent = 7;				/* the worst case: 0.022 */
 	assert_int_equal(jt_trial_judge(&p, &on, &off, &pre, 9, true, false),
 			 JT_VERDICT_CONTINUE);
 	assert_int_equal(jt_trial_judge(&p, &on, &off, &pre, 10, true, false),
 			 JT_VERDICT_KEEP);
-	/* five of five is 2^-5 = 0.031: not enough even at the last look */
+	/* five of five is 2^-5 = 0.031: above 0.022 ... */
 	off.relief_waits = off.relief_events = 5;
+	off.relief_us = 45632000;			/* 736.0 ms/s over 62 s */
+	off.span_us = 62000000;
+	on.span_us = 61000000;
 	on.pair_wins = 5;
+	assert_true(jt_trial_min_p(&on, &off) > JT_TRIAL_RELIEF_ALPHA);
 	assert_int_equal(jt_trial_judge(&p, &on, &off, &pre, 10, true, false),
 			 JT_VERDICT_INCONCLUSIVE);
+	/* ... and below the 5 % that looks without the counts to keep left */
+	p.looks_spent = 0;
+	assert_int_equal(jt_trial_judge(&p, &on, &off, &pre, 10, true, false),
+			 JT_VERDICT_KEEP);
+	/* four of four (0.0625) is not enough at any look */
+	off.relief_waits = off.relief_events = 4;
+	on.pair_wins = 4;
+	assert_int_equal(jt_trial_judge(&p, &on, &off, &pre, 10, true, false),
+			 JT_VERDICT_INCONCLUSIVE);
+	/* the smallest p: the sign test's or the event test's, whichever is smaller */
+	on.pair_wins = 2;
+	on.pair_losses = 1;
+	off.relief_events = 8;
+	assert_true(fabs(jt_trial_min_p(&on, &off) - pow(62.0 / 123.0, 8)) < 1e-12);
+	off.relief_events = 0;
+	assert_true(fabs(jt_trial_min_p(&on, &off) - 0.125) < 1e-12);
+	on.pair_wins = on.pair_losses = 0;
+	assert_true(jt_trial_min_p(&on, &off) == 1.0);
 
-	p.max_pairs = 20;	/* 18 looks spend more than 5 % already: the floor */
+	p.max_pairs = 20;	/* 17 looks that could keep spend more than 5 %: the floor */
+	p.looks_spent = 17;
 	assert_true(fabs(jt_trial_relief_alpha(&p, 20) - 0.004) < 1e-12);
 	p.max_pairs = 3;	/* one look: all of it */
+	p.looks_spent = 0;
 	assert_true(fabs(jt_trial_relief_alpha(&p, 3) - 0.05) < 1e-12);
 }
 
@@ -406,6 +443,17 @@ static void test_sim_long_stalls(void **state)
 	assert_true(r.keeps * 1000 >= r.runs * 850);
 	simulate_long_stalls(false, 0.25, 4e6, 200, &r);
 	report("few shadow waits of 4 s, no effect", SIGMA_LONG, &r);
+	assert_true(r.keeps * 100 <= r.runs * 5);	/* kept by chance <= 5 % */	/*
+	 * Rarer still (CI on stop 40: five off blocks of ten with a stall,
+	 * "relief p 0.031"): 0.1 a second.  71.0 %; 69.0 % when every look
+	 * spent its 0.004 whether or not it could have kept
+	 * (jt_trial_min_p())
+	 */
+	simulate_long_stalls(true, 0.1, 4e6, 200, &r);
+	report("rare shadow waits of 4 s, removed at no cost", SIGMA_LONG, &r);
+	assert_true(r.keeps * 1000 >= r.runs * 700);
+	simulate_long_stalls(false, 0.1, 4e6, 200, &r);
+	report("rare shadow waits of 4 s, no effect", SIGMA_LONG, &r);
 	assert_true(r.keeps * 100 <= r.runs * 5);	/* kept by chance <= 5 % */
 }
 
