@@ -516,6 +516,7 @@ DECLARE_STATIC_KEY_FALSE(jbd2tune_lock_delay_key);
 void jbd2tune_lock_delay_setup(struct jbd2tune_journal *jt);
 void jbd2tune_lock_delay_teardown(struct jbd2tune_journal *jt);
 void jbd2tune_lock_delay_kick(struct jbd2tune_journal *jt);
+void jbd2tune_lock_delay_idle_off(struct jbd2tune_journal *jt);
 
 /**
  * jbd2tune_handle_joined() - a handle joined the running transaction

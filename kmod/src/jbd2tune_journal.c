@@ -92,7 +92,9 @@ static int jbd2tune_lock_delay_store(struct jbd2tune_journal *jt,
  * counting at once if no transaction is running, else at the T_SWITCH of
  * the commit this starts (jbd2tune_lock_delay_kick()), so the delay
  * applies from the commit after that one.  0 stops counting at the next
- * T_SWITCH, after which the reference is dropped (jbd2tune_lock_delay.c).
+ * T_SWITCH, or at once with no transaction running
+ * (jbd2tune_lock_delay_idle_off()), after which the reference is dropped
+ * (jbd2tune_lock_delay.c).
  * Takes lock_key_mutex and j_state_lock; the journal must be loaded.
  *
  * Return: 0 or -EINVAL (the knob keeps its value).
@@ -104,6 +106,8 @@ int jbd2tune_set_lock_delay_max_ms(struct jbd2tune_journal *jt,
 
 	if (!err && val)
 		jbd2tune_lock_delay_kick(jt);
+	else if (!err)
+		jbd2tune_lock_delay_idle_off(jt);
 	return err;
 }
 

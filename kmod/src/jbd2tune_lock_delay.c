@@ -34,8 +34,10 @@
  * holds a reference (lock_key_held: taken when its knob is set non-zero,
  * dropped by lock_key_work once it no longer counts).  Behind the key a
  * handle counts only while its journal's lock_counting is set, and that
- * flag changes only at T_SWITCH, under the write side of j_state_lock,
- * when no handle of the journal is open: every handle's start and stop
+ * flag changes only at T_SWITCH or, with no transaction running, when the
+ * knob is written (jbd2tune_lock_delay_kick(), _idle_off()), under the
+ * write side of j_state_lock, when no handle of the journal is open:
+ * every handle's start and stop
  * therefore see the same lock_counting (its start comes after the flag's
  * last change under j_state_lock, its stop before the next change, which
  * waits for t_updates to drop to 0 after the stop).  The key is on
@@ -269,6 +271,36 @@ void jbd2tune_lock_delay_kick(struct jbd2tune_journal *jt)
 	write_unlock(&journal->j_state_lock);
 	if (commit)
 		jbd2_log_start_commit(journal, tid);
+}
+
+/**
+ * jbd2tune_lock_delay_idle_off() - stop an idle journal's counting now
+ * @jt: the journal (loaded and registered); lock_delay_max_ms just set 0
+ *
+ * Counting stops at a T_SWITCH, but a journal with no running transaction
+ * has no commit to come: it would count, and hold its key reference (so
+ * every handle of every journal takes the slow path), until its next
+ * transaction commits.  With no running transaction no handle is open, so
+ * counting stops here, under the write side of j_state_lock, as
+ * jbd2tune_lock_delay_kick() starts it; lock_key_work then drops the
+ * reference.  With a transaction running its commit's T_SWITCH does both.
+ * May sleep (queues work only).
+ */
+void jbd2tune_lock_delay_idle_off(struct jbd2tune_journal *jt)
+{
+	journal_t *journal = &jt->journal;
+	bool stopped = false;
+
+	write_lock(&journal->j_state_lock);
+	if (jt->lock_counting && !journal->j_running_transaction &&
+	    !READ_ONCE(jt->lock_delay_max_ms)) {
+		atomic_set(&jt->lock_early_updates, 0);
+		WRITE_ONCE(jt->lock_counting, false);
+		stopped = true;
+	}
+	write_unlock(&journal->j_state_lock);
+	if (stopped)
+		schedule_work(&jt->lock_key_work);
 }
 
 /**
