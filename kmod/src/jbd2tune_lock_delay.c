@@ -284,7 +284,7 @@ void jbd2tune_lock_delay_kick(struct jbd2tune_journal *jt)
  * counting stops here, under the write side of j_state_lock, as
  * jbd2tune_lock_delay_kick() starts it; lock_key_work then drops the
  * reference.  With a transaction running its commit's T_SWITCH does both.
- * May sleep (queues work only).
+ * Does not sleep (a spinning lock, then schedule_work()).
  */
 void jbd2tune_lock_delay_idle_off(struct jbd2tune_journal *jt)
 {
