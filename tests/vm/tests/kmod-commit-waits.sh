@@ -58,18 +58,50 @@ kmod_setup
 mountpoint -q $T || mount -t tracefs none $T 2>/dev/null || true
 [ -d $T/events/jbd2/jbd2_update_log_tail ] || fail "no jbd2_update_log_tail tracepoint"
 
-j=$(fresh_ext4 /dev/vda /mnt/a -J size=4) || exit 1
-run_ok "remount commit=1" mount -o remount,commit=1 /mnt/a
+# storm_fs DEV MNT - a fresh ext4 with a 4 MiB journal on DEV, a commit
+# every second, reclaim at its highest watermark; its journal in $j
+storm_fs() {
+	j=$(fresh_ext4 "$1" "$2" -J size=4) || exit 1
+	run_ok "remount commit=1" mount -o remount,commit=1 "$2"
+	wm=$(jattr "$j" reclaim_watermark_max_pct)
+	jset "$j" reclaim_watermark_pct "$wm"
+}
+
+# tail_trace_start - an empty trace, jbd2_update_log_tail events with
+# their stacks (tracing_on left to the caller)
+tail_trace_start() {
+	echo 0 > $T/tracing_on
+	echo > $T/trace
+	echo stacktrace > $T/events/jbd2/jbd2_update_log_tail/trigger ||
+		fail "stacktrace trigger"
+	echo 1 > $T/events/jbd2/jbd2_update_log_tail/enable
+}
+
+# tail_trace_stop FILE - stop tracing, keep the trace in FILE, drop the event
+tail_trace_stop() {
+	echo 0 > $T/tracing_on
+	cp $T/trace "$1"
+	echo 0 > $T/events/jbd2/jbd2_update_log_tail/enable
+	echo '!stacktrace' > $T/events/jbd2/jbd2_update_log_tail/trigger
+}
+
+# journal_figures FIG... - the journal's figures into r[] and $line
+declare -A r
+journal_figures() {
+	local f
+
+	line=""
+	for f in "$@"; do
+		r[$f]=$(jattr "$j" "$f")
+		line="$line $f=${r[$f]}"
+	done
+}
+
+echo 4096 > $T/buffer_size_kb
 echo 50 > /proc/sys/vm/dirty_expire_centisecs
 echo 20 > /proc/sys/vm/dirty_writeback_centisecs
-wm=$(jattr "$j" reclaim_watermark_max_pct)
-jset "$j" reclaim_watermark_pct "$wm"
-echo 0 > $T/tracing_on
-echo > $T/trace
-echo 4096 > $T/buffer_size_kb
-echo stacktrace > $T/events/jbd2/jbd2_update_log_tail/trigger ||
-	fail "stacktrace trigger"
-echo 1 > $T/events/jbd2/jbd2_update_log_tail/enable
+storm_fs /dev/vda /mnt/a
+tail_trace_start
 # 6.12: the flags of checkpoint writes and of the tail's cache flush, with
 # the caller ($stack0 at entry is the return address); bi_opf is at +16 of
 # struct bio in both series
@@ -87,17 +119,9 @@ t0=$SECONDS
 create_storm /mnt/a 4 "$DIRS" "$FILES" 0 || fail "create storm"
 # let the last commits and reclaim runs finish
 sleep 6
-echo 0 > $T/tracing_on
-figs="commit_waits commit_wait_us checkpoint_commit_waits checkpoint_commit_wait_us reclaim_runs reclaim_blocks space_waits commits"
-declare -A r
-line=""
-for f in $figs; do
-	r[$f]=$(jattr "$j" "$f")
-	line="$line $f=${r[$f]}"
-done
-cp $T/trace "$OUT/tail-trace.txt"
-echo 0 > $T/events/jbd2/jbd2_update_log_tail/enable
-echo '!stacktrace' > $T/events/jbd2/jbd2_update_log_tail/trigger
+tail_trace_stop "$OUT/tail-trace.txt"
+journal_figures commit_waits commit_wait_us checkpoint_commit_waits checkpoint_commit_wait_us \
+	reclaim_runs reclaim_blocks space_waits commits
 if [ "$KSERIES" = 6.12 ]; then
 	echo 0 > $T/events/ckptio/enable
 	echo > $T/kprobe_events
@@ -173,14 +197,8 @@ assert_eq "checkpoint_commit_wait_hist sums to its count" \
 run_ok umount umount /mnt/a
 fsck_clean /dev/vda
 
-j=$(fresh_ext4 /dev/vdb /mnt/b -J size=4) || exit 1
-run_ok "remount commit=1" mount -o remount,commit=1 /mnt/b
-jset "$j" reclaim_watermark_pct "$(jattr "$j" reclaim_watermark_max_pct)"
-echo 0 > $T/tracing_on
-echo > $T/trace
-echo stacktrace > $T/events/jbd2/jbd2_update_log_tail/trigger ||
-	fail "stacktrace trigger"
-echo 1 > $T/events/jbd2/jbd2_update_log_tail/enable
+storm_fs /dev/vdb /mnt/b
+tail_trace_start
 echo 1 > $T/tracing_on
 log "storm with a flush every $((15 * ${VM_SLOWDOWN:-1}))/10 s, writes throttled: 4 x 150 dirs x 50 files"
 # EXT4_IOC_CHECKPOINT, _IOW('f', 43, __u32), flags 0: jbd2_journal_flush(),
@@ -205,16 +223,9 @@ create_storm /mnt/b 4 150 50 0 || fail "create storm with flushes"
 touch /mnt/b/stop
 wait "$flusher" || fail "EXT4_IOC_CHECKPOINT loop"
 sleep 3
-echo 0 > $T/tracing_on
-cp $T/trace "$OUT/tail-trace-flush.txt"
-echo 0 > $T/events/jbd2/jbd2_update_log_tail/enable
-echo '!stacktrace' > $T/events/jbd2/jbd2_update_log_tail/trigger
+tail_trace_stop "$OUT/tail-trace-flush.txt"
 read -r worker_freed other_freed events <<<"$(tail_moves "$OUT/tail-trace-flush.txt")"
-line=""
-for f in commit_waits checkpoint_commit_waits reclaim_runs reclaim_blocks commits; do
-	r[$f]=$(jattr "$j" "$f")
-	line="$line $f=${r[$f]}"
-done
+journal_figures commit_waits checkpoint_commit_waits reclaim_runs reclaim_blocks commits
 echo "RESULT flush storm ($KSERIES):$line tail_moves=$events worker_freed=$worker_freed other_freed=$other_freed"
 echo "flush storm ($KSERIES):$line tail_moves=$events worker_freed=$worker_freed other_freed=$other_freed" >> "$OUT/figures.txt"
 assert_eq "trace lost nothing (flush storm)" 0 "$(grep -c 'LOST\|lost events' "$OUT/tail-trace-flush.txt" || true)"
