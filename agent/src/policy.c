@@ -765,9 +765,28 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 			 yield_why ? yield_why : "another knob's wait is over its trigger",
 			 (double)backoff / 1e6);
 		break;
+	case JT_VERDICT_RELIEF_GONE:
+		if (!tr->on.relief_waits && !tr->off.relief_waits) {
+			/*
+			 * a re-check in a quiet spell: the change is taken back
+			 * (it has to prove itself again) but nothing was found
+			 * against it, so no back-off holds it and the trigger
+			 * may start a trial as soon as the wait is back
+			 * (bench/agent-field, 6.12: the back-off after such a
+			 * re-check at a run's start kept force copy off for
+			 * 300 s of seconds-long shadow waits)
+			 */
+			ks->fails++;
+			ks->kept = false;
+			ks->next_try = 0;
+			snprintf(tail, sizeof(tail),
+				 "; no %s wait on either side; tried again once it is over the trigger",
+				 jt_wait_kind_name(kd->relief));
+			break;
+		}
+		/* fall through */
 	case JT_VERDICT_NO_RELIEF:
 	case JT_VERDICT_INCONCLUSIVE:
-	case JT_VERDICT_RELIEF_GONE:
 	default:
 		ks->fails++;
 		ks->kept = false;

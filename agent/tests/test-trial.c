@@ -724,6 +724,69 @@ static void test_seq_q(void **state)
 }
 
 /*
+ * S: a shadow wait of 2 s every 5 s while force copy is off, 5 commit
+ * waits of 20 ms a second throughout; the load pauses from 590 s after
+ * force copy was kept to 660 s after, so the re-check (600 s after) sees
+ * no shadow wait on either side.  bench/agent-field, 6.12, seed load,
+ * 2026-12-07: such a re-check at the start of a run took force copy back
+ * ("relief gone after 6 blocks: shadow waits 0.0 vs 0.0 ms/s"), and its
+ * 300-s back-off kept it off while the writer stalled for seconds; the
+ * run's writer p99.9 was 1,149 ms against 22 ms with force copy fixed on.
+ */
+static double seq_s_quiet_from = -1.0, seq_s_quiet_to = -1.0;
+
+static void load_s(struct sim *m)
+{
+	bool quiet = m->t_s >= seq_s_quiet_from && m->t_s < seq_s_quiet_to;
+
+	commits(m, 5, 20000);
+	if (!quiet && !m->s.knob[JT_KNOB_FORCE_COPY] && ((unsigned int)m->t_s % 5) == 0)
+		sim_wait(m, JT_WAIT_SHADOW, 2000000);
+}
+
+static void test_seq_s(void **state)
+{
+	struct jt_journal_policy jp = shipped();
+	static struct jt_journal_state st;
+	static struct sim m;
+	double kept_s = -1.0, revert_s = -1.0, again_s = -1.0;
+	unsigned int k, trials = 0;
+
+	(void)state;
+	jp.reclaim = JT_MODE_OFF;
+	sim_init(&m, 29);
+	jt_journal_state_init(&st);
+	seq_s_quiet_from = seq_s_quiet_to = -1.0;
+	for (k = 0; k < 1200; k++) {
+		load_s(&m);
+		sim_step(&m, &T1, &jp, &st, false);
+		if (kept_s < 0 && m.keeps) {
+			kept_s = m.t_s - 1.0;
+			seq_s_quiet_from = kept_s + 590.0;
+			seq_s_quiet_to = kept_s + 660.0;
+		}
+		if (kept_s >= 0 && revert_s < 0 && !m.s.knob[JT_KNOB_FORCE_COPY] &&
+		    !st.trial.active && !strcmp(st.knob[JT_KNOB_FORCE_COPY].last_verdict, "relief gone"))
+			revert_s = m.t_s - 1.0;
+		if (m.trials > trials) {
+			trials = m.trials;
+			if (revert_s >= 0 && again_s < 0)
+				again_s = m.t_s - 1.0;
+		}
+	}
+	print_sim("S (20 min)", &m);
+	print_message("# S: kept at %.0f s, taken back at %.0f s, tried again at %.0f s (the load back at %.0f s)\n",
+		      kept_s, revert_s, again_s, seq_s_quiet_to);
+	assert_true(kept_s > 0 && kept_s < 200);
+	/* the re-check in the pause takes it back: no evidence keeps nothing */
+	assert_true(revert_s > seq_s_quiet_from && revert_s < seq_s_quiet_to);
+	/* nothing was proven against it: a trial as soon as the 2-s stalls are back */
+	assert_true(again_s >= seq_s_quiet_to && again_s <= seq_s_quiet_to + 7.0);
+	assert_int_equal(m.keeps, 2);
+	assert_int_equal(m.s.knob[JT_KNOB_FORCE_COPY], 1);
+}
+
+/*
  * Y: a first burst of shadow waits (6 of 500 ms at 20 s) starts a force
  * copy trial; from 30 s on, space waits of 200 ms, 4 a second (800 ms/s),
  * that any watermark removes, while shadow waits stay away; 5 commit waits
@@ -1203,6 +1266,7 @@ int main(void)
 		cmocka_unit_test(test_seq_d),
 		cmocka_unit_test(test_seq_e),
 		cmocka_unit_test(test_seq_q),
+		cmocka_unit_test(test_seq_s),
 		cmocka_unit_test(test_seq_y),
 		cmocka_unit_test(test_seq_f),
 		cmocka_unit_test(test_seq_g),
