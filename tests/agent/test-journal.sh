@@ -69,14 +69,21 @@ check "$S: a decision: its MESSAGE_ID and JBD2_JOURNAL, _KNOB, _OLD, _NEW, _REAS
 	grep -qx "PRIORITY=5" <<< "$rec" &&
 	grep -qx "MESSAGE=vda-8: force_copy 0->1: trial of 0->1, pair 1 .*" <<< "$rec"'
 
-# the on block makes each commit wait 4x longer: the trial ends in harm
+# the on block makes each commit wait 4x longer: the trial ends in harm.
+# Mostly in the on block (the verdict writes 0: OLD 1, NEW 0); on a host
+# busy enough that the on block ends before the sample that judges it
+# (seen 2026-12-07 beside two TCG guests: "harm after 2 blocks ... on vs
+# off over 1 vs 3 s"), in the off block after it, where the knob is
+# already 0 and the verdict is a note of the change tried (OLD 0, NEW 1).
 check "$S: a verdict: its own MESSAGE_ID, journal, knob, the trial's change and reason" eval '
 	wait_for 10 grep -q "MESSAGE_ID=542b3a4bb8bb4e7fa5f64d2c8964694d" "$tmp/journal.txt" &&
 	rec=$(record 542b3a4bb8bb4e7fa5f64d2c8964694d) &&
 	echo "$rec" | sed "s/^/# /" &&
 	grep -qx "JBD2_JOURNAL=vda-8" <<< "$rec" && grep -qx "JBD2_KNOB=force_copy" <<< "$rec" &&
-	grep -qx "JBD2_OLD=1" <<< "$rec" && grep -qx "JBD2_NEW=0" <<< "$rec" &&
-	grep -q "^JBD2_REASON=reverted: trial of 0->1: harm" <<< "$rec"'
+	{ { grep -qx "JBD2_OLD=1" <<< "$rec" && grep -qx "JBD2_NEW=0" <<< "$rec" &&
+	    grep -q "^JBD2_REASON=reverted: trial of 0->1: harm" <<< "$rec"; } ||
+	  { grep -qx "JBD2_OLD=0" <<< "$rec" && grep -qx "JBD2_NEW=1" <<< "$rec" &&
+	    grep -q "^JBD2_REASON=force_copy 0->1 not kept: trial of 0->1: harm" <<< "$rec"; }; }'
 kill "$LOAD_PID" 2> /dev/null; wait "$LOAD_PID" 2> /dev/null
 
 echo "[defaults]" >> "$tmp/p.conf"
