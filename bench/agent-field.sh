@@ -112,6 +112,13 @@ apply() {
 		esac
 		;;
 	agent)
+		# A fresh mkfs is a new file system, whose state the agent
+		# must not restore.  On a host udev's ID_FS_UUID tells them
+		# apart; this guest runs no udev, so the identity is the
+		# name and device number only, and the first full run
+		# (2026-12-07) began repetitions 2 and 3 with what the
+		# previous one had learned.
+		rm -rf /run/jbd2-tuned/state
 		rm -f "$DROPIN"
 		[ "$load" != truncate ] || printf '[defaults]\nlock_delay = auto\n' > "$DROPIN"
 		DEMO_AGENT_LOG=$OUT/agent-$load-$rep.log demo_agent_start
