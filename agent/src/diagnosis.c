@@ -3,6 +3,7 @@
  * Diagnosis of a journal's waiting; see diagnosis.h and agent-policy.md.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "diagnosis.h"
 
@@ -80,4 +81,33 @@ enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_
 		break;
 	}
 	return c;
+}
+
+enum jt_knob jt_cause_knob(enum jt_cause cause)
+{
+	switch (cause) {
+	case JT_CAUSE_SHADOW:
+		return JT_KNOB_FORCE_COPY;
+	case JT_CAUSE_SPACE:
+	case JT_CAUSE_SPACE_RECLAIM_ON:
+		return JT_KNOB_RECLAIM;
+	case JT_CAUSE_LOCKED:
+		return JT_KNOB_LOCK_DELAY;
+	default:
+		return JT_KNOBS;
+	}
+}
+
+void jt_diagnosis_held_back(char *text, size_t len, const char *verdict, double remaining_s)
+{
+	size_t used = strnlen(text, len);
+	int n;
+
+	if (used >= len)
+		return;
+	n = snprintf(text + used, len - used,
+		     "; but its trial on this journal failed (%s): not tried again for another %.0f s",
+		     verdict && verdict[0] ? verdict : "reverted", remaining_s);
+	if (n < 0 || (size_t)n >= len - used)
+		text[used] = '\0';
 }

@@ -41,4 +41,24 @@ const char *jt_cause_name(enum jt_cause cause);
 enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_s,
 			  int64_t reclaim_pct, int64_t reclaim_max_pct, char *text, size_t len);
 
+/*
+ * jt_cause_knob - the knob whose raising acts on @cause (force_copy for
+ * shadow waits, the reclaim watermark for both kinds of log-space waits,
+ * lock_delay_max_ms for locked waits), or JT_KNOBS where none does (quiet,
+ * commit I/O).
+ */
+enum jt_knob jt_cause_knob(enum jt_cause cause);
+
+/*
+ * jt_diagnosis_held_back - append to @text, a sentence of jt_diagnose() in
+ * a buffer of @len bytes, that the knob it names failed its trial on this
+ * journal (@verdict: "harm", "costly", "no relief", ...) and is held back
+ * for another @remaining_s seconds.  A diagnosis that names a knob the
+ * trial has just taken back would read as advice to set it by hand (seen
+ * on bench/agent-field's shards load, 6.12: force copy reverted for harm,
+ * commit-wait mean 2,646 vs 210 ms, then "force_copy is the knob").  Text
+ * that would not fit is not appended.
+ */
+void jt_diagnosis_held_back(char *text, size_t len, const char *verdict, double remaining_s);
+
 #endif

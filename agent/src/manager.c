@@ -597,6 +597,7 @@ static void journal_diagnose(struct jt_manager *m, struct jt_journal *j, uint64_
 {
 	char text[sizeof(j->diagnosis)];
 	enum jt_cause c;
+	enum jt_knob k;
 
 	if (!j->stats.full)
 		return;
@@ -604,6 +605,15 @@ static void journal_diagnose(struct jt_manager *m, struct jt_journal *j, uint64_
 			j->last.knob[JT_KNOB_RECLAIM],
 			j->last.has_reclaim_limits ? j->last.reclaim_watermark_max_pct : 0, text,
 			sizeof(text));
+	k = jt_cause_knob(c);
+	if (k < JT_KNOBS) {
+		const struct jt_knob_state *ks = &j->state.knob[k];
+
+		/* the knob named failed its trial here: say so, not only "is the knob" */
+		if (ks->blocked_up && ks->blocked_until_us > now)
+			jt_diagnosis_held_back(text, sizeof(text), ks->last_verdict,
+					       (double)(ks->blocked_until_us - now) / 1e6);
+	}
 	if ((int)c == j->cause) {
 		snprintf(j->diagnosis, sizeof(j->diagnosis), "%s", text);
 		j->pending_cause = -1;
