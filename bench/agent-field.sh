@@ -53,6 +53,7 @@ REPS=${FIELD_REPS:-3}
 WARMUP_S=${FIELD_WARMUP_S:-60}
 MEASURE_S=${FIELD_S:-120}
 SEED_S=${FIELD_SEED_S:-300}
+AGENT_INI=${FIELD_AGENT_INI:-}
 FLOAD=$PROJECT/bench/field-load.py
 IOLOAD=$PROJECT/bench/iomax-load.py
 SHARDS=$PROJECT/tests/vm/fsync-shards.py
@@ -148,6 +149,10 @@ apply() {
 		rm -rf /run/jbd2-tuned/state
 		rm -f "$DROPIN"
 		[ "$load" != truncate ] || printf '[defaults]\nlock_delay = auto\n' > "$DROPIN"
+		# FIELD_AGENT_INI: more policy for the agent runs, \n for a new
+		# line ('[defaults]\nforce_copy = off\nreclaim = off': the
+		# agent watching only, to tell its presence from its trials)
+		[ -z "$AGENT_INI" ] || printf '%b\n' "$AGENT_INI" >> "$DROPIN"
 		DEMO_AGENT_LOG=$OUT/agent-$load-$rep.log demo_agent_start
 		;;
 	esac
@@ -236,7 +241,7 @@ one() {
 		"$(cut_ops "$OUT/$tag.fsync" "$WARMUP_S" $((WARMUP_S + secs)))" "$kn"
 }
 
-echo "# $KSERIES $KABI agent-field: warm-up ${WARMUP_S}s, measured ${MEASURE_S}s (seed ${SEED_S}s), $REPS rep(s)" >> "$TSV"
+echo "# $KSERIES $KABI agent-field: warm-up ${WARMUP_S}s, measured ${MEASURE_S}s (seed ${SEED_S}s), $REPS rep(s)${AGENT_INI:+; agent policy added: $AGENT_INI}" >> "$TSV"
 echo "# load rep setting ops p50_ms p99_ms p99.9_ms max_ms fc/wm/ld_at_end" >> "$TSV"
 for load in $LOADS; do
 	for rep in $(seq 1 "$REPS"); do
