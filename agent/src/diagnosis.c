@@ -16,6 +16,16 @@ const char *jt_cause_name(enum jt_cause cause)
 	return (unsigned int)cause < JT_CAUSES ? names[cause] : "?";
 }
 
+/* The wait each cause is about; JT_WAIT_KINDS for none. */
+static const enum jt_wait_kind cause_wait[JT_CAUSES] = {
+	[JT_CAUSE_NONE] = JT_WAIT_KINDS,
+	[JT_CAUSE_SHADOW] = JT_WAIT_SHADOW,
+	[JT_CAUSE_SPACE] = JT_WAIT_SPACE,
+	[JT_CAUSE_LOCKED] = JT_WAIT_LOCKED,
+	[JT_CAUSE_COMMIT_IO] = JT_WAIT_COMMIT,
+	[JT_CAUSE_SPACE_RECLAIM_ON] = JT_WAIT_SPACE,
+};
+
 static double rate(const struct jt_window_stats *w, enum jt_wait_kind k)
 {
 	return w->span_us ? (double)w->wait[k].wait_us * 1e6 / (double)w->span_us : 0.0;
@@ -24,19 +34,17 @@ static double rate(const struct jt_window_stats *w, enum jt_wait_kind k)
 enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_s,
 			  int64_t reclaim_pct, int64_t reclaim_max_pct, char *text, size_t len)
 {
-	double r[JT_CAUSES] = {
-		[JT_CAUSE_SHADOW] = rate(w, JT_WAIT_SHADOW),
-		[JT_CAUSE_SPACE] = rate(w, JT_WAIT_SPACE),
-		[JT_CAUSE_LOCKED] = rate(w, JT_WAIT_LOCKED),
-		[JT_CAUSE_COMMIT_IO] = rate(w, JT_WAIT_COMMIT),
-	};
+	double r[JT_CAUSES] = { 0.0 };
 	enum jt_cause c = JT_CAUSE_NONE;
 	unsigned int i;
 	char figs[160];
 
-	for (i = JT_CAUSE_SHADOW; i < JT_CAUSES; i++)
+	/* the candidates; space_reclaim_on is space's, told apart below */
+	for (i = JT_CAUSE_SHADOW; i <= JT_CAUSE_COMMIT_IO; i++) {
+		r[i] = rate(w, cause_wait[i]);
 		if (r[i] > r[c])
 			c = (enum jt_cause)i;
+	}
 	snprintf(figs, sizeof(figs),
 		 "commit waits %.1f ms/s, shadow %.1f, space %.1f, locked %.1f ms/s over %.0f s",
 		 r[JT_CAUSE_COMMIT_IO] / 1000.0, r[JT_CAUSE_SHADOW] / 1000.0,
@@ -85,17 +93,15 @@ enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_
 
 enum jt_knob jt_cause_knob(enum jt_cause cause)
 {
-	switch (cause) {
-	case JT_CAUSE_SHADOW:
-		return JT_KNOB_FORCE_COPY;
-	case JT_CAUSE_SPACE:
-	case JT_CAUSE_SPACE_RECLAIM_ON:
-		return JT_KNOB_RECLAIM;
-	case JT_CAUSE_LOCKED:
-		return JT_KNOB_LOCK_DELAY;
-	default:
+	unsigned int k;
+
+	if ((unsigned int)cause >= JT_CAUSES)
 		return JT_KNOBS;
-	}
+	/* the knob whose relief wait it is (policy.c's descriptor table) */
+	for (k = 0; k < JT_KNOBS; k++)
+		if (jt_knob_desc((enum jt_knob)k)->relief == cause_wait[cause])
+			return (enum jt_knob)k;
+	return JT_KNOBS;
 }
 
 void jt_diagnosis_held_back(char *text, size_t len, const char *verdict, double remaining_s)

@@ -45,7 +45,8 @@ enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_
  * jt_cause_knob - the knob whose raising acts on @cause (force_copy for
  * shadow waits, the reclaim watermark for both kinds of log-space waits,
  * lock_delay_max_ms for locked waits), or JT_KNOBS where none does (quiet,
- * commit I/O).
+ * commit I/O): the knob whose descriptor names the cause's wait as its
+ * relief (jt_knob_desc()).
  */
 enum jt_knob jt_cause_knob(enum jt_cause cause);
 
