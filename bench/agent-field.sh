@@ -33,7 +33,10 @@
 # ops p50 p99 p99.9 max (ms) and the knobs at the end ("fc/wm/ld"); for
 # truncate also a row "truncate-fsync": the truncate loop's own fsync of
 # its 6,000 blocks, the load's only commit waits, which the agent's cost
-# test weighs and the measured writer does not feel.
+# test weighs and the measured writer does not feel; for seed and
+# truncate a row "LOAD-commit": the journal's commit waits over the
+# measured part (count, exact mean, p99, p99.9 and top from the
+# histogram, ms).
 # FIELD_LOADS picks and orders the loads (default all five).
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-disk: 256M,throttling.iops-write=100
@@ -121,6 +124,38 @@ storm_tenant() {
 	rm -f "$result.batch"
 }
 
+# commit_snap J - journal J's commit-wait counters now, one line:
+# "waits wait_us" and the 24 counts of commit_wait_hist
+commit_snap() {
+	echo "$(jattr "$1" commit_waits) $(jattr "$1" commit_wait_us) $(jattr "$1" commit_wait_hist)"
+}
+
+# commit_figs BEFORE AFTER - the commit waits between two commit_snap
+# lines as a row's five figures: waits, mean (ms, exact: the totals'
+# ratio, what the agent's cost and harm tests compare), p99, p99.9 and
+# the top (ms: the upper bounds of the histogram buckets, bucket i being
+# [2^i, 2^(i+1)) us)
+commit_figs() {
+	awk -v b="$1" -v a="$2" 'BEGIN {
+		nb = split(b, x, " "); split(a, y, " ")
+		n = y[1] - x[1]; us = y[2] - x[2]
+		for (i = 3; i <= nb; i++) h[i - 3] = y[i] - x[i]
+		printf "%d %.1f", n, n ? us / n / 1000 : 0
+		split("0.99 0.999", q, " ")
+		for (k = 1; k <= 2; k++) {
+			c = 0; v = 0
+			for (i = 0; i < nb - 2; i++) {
+				c += h[i]
+				if (n && c >= q[k] * n) { v = 2 ^ (i + 1) / 1000; break }
+			}
+			printf " %.1f", v
+		}
+		top = 0
+		for (i = 0; i < nb - 2; i++) if (h[i]) top = 2 ^ (i + 1) / 1000
+		printf " %.1f\n", top
+	}'
+}
+
 # knobs J - "force_copy/watermark/lock_delay_max_ms" of journal J
 knobs() {
 	echo "$(jattr "$1" force_copy)/$(jattr "$1" reclaim_watermark_pct)/$(jattr "$1" lock_delay_max_ms)"
@@ -166,7 +201,7 @@ row() {
 
 # one LOAD REP SETTING - one run on a fresh file system
 one() {
-	local load=$1 rep=$2 setting=$3 j figs kn tag=$1-$2-$3 secs=$MEASURE_S pids=() p dev
+	local load=$1 rep=$2 setting=$3 j figs kn tag=$1-$2-$3 secs=$MEASURE_S pids=() p dev cw= cw0
 	[ "$load" != seed ] || secs=$SEED_S
 	log "$tag: ${WARMUP_S}s warm-up, ${secs}s measured"
 	case $load in
@@ -183,7 +218,9 @@ one() {
 			python3 "$FLOAD" truncate "$DEMO_MNT" "$OUT/$tag.fsync" & pids+=($!)
 		fi
 		demo_writer "$WARMUP_S" "$tag-warm"
+		cw0=$(commit_snap "$j")
 		demo_writer "$secs" "$tag"
+		cw=$(commit_figs "$cw0" "$(commit_snap "$j")")
 		figs=$(fio_ops "$tag")
 		kn=$(knobs "$j")
 		[ "$load" != seed ] || demo_background_stop
@@ -239,6 +276,10 @@ one() {
 	# the truncate loop's own fsync: what the agent's cost test weighs
 	[ "$load" != truncate ] || row truncate-fsync "$rep" "$setting" \
 		"$(cut_ops "$OUT/$tag.fsync" "$WARMUP_S" $((WARMUP_S + secs)))" "$kn"
+	# the journal's commit waits over the measured part: what the harm and
+	# cost tests compare, per fixed setting too (seed and truncate, whose
+	# measured part is a separate writer run)
+	[ -z "$cw" ] || row "$load-commit" "$rep" "$setting" "$cw" "$kn"
 }
 
 echo "# $KSERIES $KABI agent-field: warm-up ${WARMUP_S}s, measured ${MEASURE_S}s (seed ${SEED_S}s), $REPS rep(s)${AGENT_INI:+; agent policy added: $AGENT_INI}" >> "$TSV"
