@@ -134,26 +134,24 @@ commit_snap() {
 # lines as a row's five figures: waits, mean (ms, exact: the totals'
 # ratio, what the agent's cost and harm tests compare), p99, p99.9 and
 # the top (ms: the upper bounds of the histogram buckets, bucket i being
-# [2^i, 2^(i+1)) us)
+# [2^i, 2^(i+1)) us; the last bucket, 8.4 s and longer, shows as 16777.2)
 commit_figs() {
-	awk -v b="$1" -v a="$2" 'BEGIN {
-		nb = split(b, x, " "); split(a, y, " ")
-		n = y[1] - x[1]; us = y[2] - x[2]
-		for (i = 3; i <= nb; i++) h[i - 3] = y[i] - x[i]
-		printf "%d %.1f", n, n ? us / n / 1000 : 0
-		split("0.99 0.999", q, " ")
-		for (k = 1; k <= 2; k++) {
-			c = 0; v = 0
-			for (i = 0; i < nb - 2; i++) {
-				c += h[i]
-				if (n && c >= q[k] * n) { v = 2 ^ (i + 1) / 1000; break }
-			}
-			printf " %.1f", v
-		}
-		top = 0
-		for (i = 0; i < nb - 2; i++) if (h[i]) top = 2 ^ (i + 1) / 1000
-		printf " %.1f\n", top
-	}'
+	python3 - "$1" "$2" <<'PY'
+import sys
+b = [int(x) for x in sys.argv[1].split()]
+a = [int(x) for x in sys.argv[2].split()]
+n, us = a[0] - b[0], a[1] - b[1]
+h = [y - x for x, y in zip(b[2:], a[2:])]
+def upper(q):
+    c = 0
+    for i, k in enumerate(h):
+        c += k
+        if n and c >= q * n:
+            return 2 ** (i + 1) / 1000
+    return 0.0
+top = max((2 ** (i + 1) / 1000 for i, k in enumerate(h) if k), default=0.0)
+print("%d %.1f %.1f %.1f %.1f" % (n, us / n / 1000 if n else 0.0, upper(0.99), upper(0.999), top))
+PY
 }
 
 # knobs J - "force_copy/watermark/lock_delay_max_ms" of journal J
