@@ -703,7 +703,7 @@ static uint64_t fail_backoff(struct jt_knob_state *ks, const struct jt_journal_p
 
 /* End the trial with verdict @v at @s: put the right value in force and log. */
 static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_state *st,
-		      enum jt_verdict v, const struct jt_sample *s, const struct jt_side *off_pre,
+		      enum jt_verdict v, const struct jt_sample *s,
 		      const char *yield_why, struct jt_decision *out, unsigned int *n)
 {
 	struct jt_trial_run *tr = &st->trial;
@@ -719,8 +719,8 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 	struct jt_decision *d;
 	const char *what = tr->recheck ? "re-check" : "trial";
 
-	have_cost = jt_cost_log_ratio(&tr->on, v == JT_VERDICT_HARM ? off_pre : &tr->off, &cost, &se);
-	trial_figures(tr, v == JT_VERDICT_HARM ? off_pre : &tr->off, figs, sizeof(figs));
+	have_cost = jt_cost_log_ratio(&tr->on, &tr->off, &cost, &se);
+	trial_figures(tr, &tr->off, figs, sizeof(figs));
 	snprintf(ks->last_verdict, sizeof(ks->last_verdict), "%s", jt_verdict_name(v));
 	switch (v) {
 	case JT_VERDICT_KEEP:
@@ -887,9 +887,9 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 		struct jt_side on = tr->on;
 
 		jt_side_add(&on, &b, true, done ? &off_pre : NULL);
-		if (jt_harm_z(&on, &tr->off, &tr->pre, p.margin) > JT_TRIAL_HARM_Z) {
+		if (jt_harm_z(&on, &tr->off, p.margin) > JT_TRIAL_HARM_Z) {
 			tr->on = on;
-			trial_end(jp, st, JT_VERDICT_HARM, s, &off_pre, NULL, out, n);
+			trial_end(jp, st, JT_VERDICT_HARM, s, NULL, out, n);
 			return;
 		}
 	}
@@ -915,8 +915,7 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 	tr->prev_events = b.relief_waits < tr->prev_commits ? b.relief_waits : tr->prev_commits;
 	if (tr->in_second)
 		tr->pairs++;
-	jt_side_sum(&tr->off, &tr->pre, &off_pre);
-	v = jt_trial_judge(&p, &tr->on, &tr->off, &tr->pre, tr->pairs, tr->in_second,
+	v = jt_trial_judge(&p, &tr->on, &tr->off, tr->pairs, tr->in_second,
 			   tr->recheck);
 	/* a look that could have kept spends its level of the trial's 5 % */
 	if (v == JT_VERDICT_CONTINUE && tr->in_second && !tr->recheck &&
@@ -926,7 +925,7 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 								   sizeof(yield_why)))
 		v = JT_VERDICT_YIELDED;
 	if (v != JT_VERDICT_CONTINUE) {
-		trial_end(jp, st, v, s, &off_pre, v == JT_VERDICT_YIELDED ? yield_why : NULL, out, n);
+		trial_end(jp, st, v, s, v == JT_VERDICT_YIELDED ? yield_why : NULL, out, n);
 		return;
 	}
 	next_block(t, jp, st, s, tr->in_second);

@@ -197,16 +197,11 @@ bool jt_cost_log_ratio(const struct jt_side *on, const struct jt_side *off, doub
 	return true;
 }
 
-double jt_harm_z(const struct jt_side *on, const struct jt_side *off, const struct jt_side *pre,
-		 double margin)
+double jt_harm_z(const struct jt_side *on, const struct jt_side *off, double margin)
 {
-	struct jt_side base;
 	double r, se;
 
-	if (!off->blocks && (!pre->commit_waits || eff_n(pre) < JT_TRIAL_HARM_PRE_MIN))
-		return -INFINITY;
-	jt_side_sum(off, pre, &base);
-	if (!jt_cost_log_ratio(on, &base, &r, &se))
+	if (!off->blocks || !jt_cost_log_ratio(on, off, &r, &se))
 		return -INFINITY;
 	return (r - margin) / se;
 }
@@ -236,12 +231,12 @@ double jt_trial_relief_alpha(const struct jt_trial_params *p, unsigned int pairs
 }
 
 enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_side *on,
-			       const struct jt_side *off, const struct jt_side *pre,
-			       unsigned int pairs, bool pair_done, bool recheck)
+			       const struct jt_side *off, unsigned int pairs, bool pair_done,
+			       bool recheck)
 {
 	double relief, cost, se;
 
-	if (jt_harm_z(on, off, pre, p->margin) > JT_TRIAL_HARM_Z)
+	if (jt_harm_z(on, off, p->margin) > JT_TRIAL_HARM_Z)
 		return JT_VERDICT_HARM;
 	if (!pair_done || pairs < p->min_pairs)
 		return JT_VERDICT_CONTINUE;

@@ -81,16 +81,6 @@ struct jt_trial_params {
 #define JT_TRIAL_KEEP_Z		1.28
 /* Smallest coefficient of variation of commit-wait latency assumed. */
 #define JT_TRIAL_CV_MIN		0.5
-/*
- * The harm test before the trial's first off block: the window before the
- * trial is a baseline only with this many commit waits (effective count,
- * as jt_cost_log_ratio() counts them).  A load that is starting up has
- * few and short ones there, and its first on block then compares a
- * loaded journal with an idle one (make check, agent-advice on a starved
- * host: "harm after 1 block: ... commit-wait mean 420.6 vs 3.6 ms (1 vs 1
- * waits)", while the trial's own off blocks waited as long).
- */
-#define JT_TRIAL_HARM_PRE_MIN	5
 /* An on-block without a commit wait is censored when the off side would expect this many. */
 #define JT_TRIAL_CENSOR_EXPECTED	3.0
 
@@ -172,17 +162,16 @@ bool jt_cost_log_ratio(const struct jt_side *on, const struct jt_side *off, doub
 /*
  * jt_trial_judge - the verdict on a trial after @pairs whole pairs (the
  * caller asks at every sample for harm, with @pair_done false, and at the
- * end of every pair with it true).  @pre: the window before the trial,
- * counted as off data by the harm test only (so that the first on-block
- * can already be judged).  @recheck: a re-check of a kept change (keeps
+ * end of every pair with it true).  Harm is judged against the trial's
+ * own off blocks only (jt_harm_z()).  @recheck: a re-check of a kept change (keeps
  * unless harm, or the off blocks show no more relief wait than the on
  * blocks after min_pairs: the load that needed it is gone).  A trial
  * whose sides have seen no relief wait at all goes on to max_pairs
  * (inconclusive there) instead of ending "no relief": it has no evidence.
  */
 enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_side *on,
-			       const struct jt_side *off, const struct jt_side *pre,
-			       unsigned int pairs, bool pair_done, bool recheck);
+			       const struct jt_side *off, unsigned int pairs, bool pair_done,
+			       bool recheck);
 
 /*
  * jt_trial_relief_alpha - the level of the relief test at the look after
@@ -205,15 +194,15 @@ double jt_trial_relief_alpha(const struct jt_trial_params *p, unsigned int pairs
 double jt_trial_min_p(const struct jt_side *on, const struct jt_side *off);
 
 /*
- * jt_harm_z - the harm test's z: (cost - margin) / se of @on against @off
- * and @pre together; -inf when not computable, or when @off holds no
- * block yet and @pre fewer than JT_TRIAL_HARM_PRE_MIN commit waits (no
- * like-for-like baseline yet: the test waits for the first off block).
+ * jt_harm_z - the harm test's z: (cost - margin) / se of @on against
+ * @off, the trial's own off blocks; -inf when not computable, or before
+ * the first off block.  The window before the trial is no baseline: it is
+ * not interleaved, and a load that starts or grows makes it look idle
+ * beside a later on block (agent-policy.md, "The verdict").
  */
-double jt_harm_z(const struct jt_side *on, const struct jt_side *off, const struct jt_side *pre,
-		 double margin);
+double jt_harm_z(const struct jt_side *on, const struct jt_side *off, double margin);
 
-/* Sum @a and @b into @out (for off + pre). */
+/* Sum @a and @b into @out (for off + pre: the off side's commit rate). */
 void jt_side_sum(const struct jt_side *a, const struct jt_side *b, struct jt_side *out);
 
 #endif

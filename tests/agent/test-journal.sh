@@ -47,10 +47,10 @@ JOURNAL_STREAM=$stream JBD2_TUNED_STATE_DIR=$tmp/state JBD2_TUNED_METRICS_DIR=$t
 AGENT_PID=$!
 sleep 0.5
 # the load: shadow stalls while force_copy is off, commit waits 4x longer
-# while it is on, so that the trial's first on block is its last (harm).
-# The commit waits run a window (2 s) before the stalls start, so that the
-# window before the trial is a baseline for the harm test
-# (JT_TRIAL_HARM_PRE_MIN commit waits).
+# while it is on, so that the trial ends in harm in its first pair (in the
+# on block when the off block came first, else at the end of the off block:
+# harm is judged against the trial's own off blocks).  The commit waits run
+# a window (2 s) before the stalls start, as a load does.
 harmful_copy_load "$cfs/vda-8" "$tmp/stalls" &
 LOAD_PID=$!
 sleep 2
