@@ -10,6 +10,11 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bus-lib.sh"
+# vda-8's first trial begins with its off block under this seed, so that
+# the harmful on block is judged as it runs and reverted there (a trial
+# that begins on runs that block whole: harm is judged against the trial's
+# own off blocks, after the first of them; test-journal.sh takes that path)
+export JBD2_TUNED_SEED=5
 S="outcome"
 
 test_dir outcome
