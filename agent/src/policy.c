@@ -465,6 +465,17 @@ static struct jt_trial_params trial_params(const struct jt_journal_policy *jp,
 	};
 }
 
+/* trial_params() with the history's dispersion for the harm and cost tests. */
+static struct jt_trial_params trial_params_of(const struct jt_journal_policy *jp,
+					      const struct jt_journal_state *st)
+{
+	struct jt_trial_params p = trial_params(jp, &st->trial);
+	double n;
+
+	p.history_cv2 = jt_history_cv2(st, &n);
+	return p;
+}
+
 /* The deltas of @s against @base for @knob's trial. */
 static void block_of(const struct jt_slot *base, const struct jt_sample *s, enum jt_knob knob,
 		     struct jt_block *b)
@@ -709,17 +720,15 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 	struct jt_trial_run *tr = &st->trial;
 	struct jt_knob_state *ks = &st->knob[tr->knob];
 	const struct jt_knob_desc *kd = jt_knob_desc(tr->knob);
-	struct jt_trial_params tp = trial_params(jp, tr);
+	struct jt_trial_params tp = trial_params_of(jp, st);
 	uint64_t now = s->time_us, backoff = 0;
 	int64_t target = v == JT_VERDICT_KEEP ? tr->to : tr->from;
-	char figs[300], tail[240] = "";
+	char figs[300], tail[240] = "", hist[80] = "";
 	int64_t min, max;
-	double cost = 0.0, se = 0.0, p = jt_trial_relief_p(&tr->on, &tr->off);
-	bool have_cost;
+	double z, p = jt_trial_relief_p(&tr->on, &tr->off);
 	struct jt_decision *d;
 	const char *what = tr->recheck ? "re-check" : "trial";
 
-	have_cost = jt_cost_log_ratio(&tr->on, &tr->off, &cost, &se);
 	trial_figures(tr, &tr->off, figs, sizeof(figs));
 	snprintf(ks->last_verdict, sizeof(ks->last_verdict), "%s", jt_verdict_name(v));
 	switch (v) {
@@ -748,9 +757,16 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 		    auto_range(jp, s, tr->knob, &min, &max) && tr->to >= max)
 			ks->top_only = true;
 		backoff = fail_backoff(ks, jp, tr->from, tr->to, now, true);
-		snprintf(tail, sizeof(tail), "; harm z %.1f > %.2f; not tried again for %.0f s",
-			 have_cost ? (cost - log1p(jp->outcome_margin_pct / 100.0)) / se : 0.0,
-			 JT_TRIAL_HARM_Z, (double)backoff / 1e6);
+		z = jt_harm_z(&tr->on, &tr->off, tp.margin, tp.history_cv2);
+		/* the history's dispersion decided the se: say so */
+		if (z < jt_harm_z(&tr->on, &tr->off, tp.margin, 0.0)) {
+			double hn;
+
+			snprintf(hist, sizeof(hist), " (commit-wait CV %.1f: %.0f waits at the value found)",
+				 sqrt(jt_history_cv2(st, &hn)), hn);
+		}
+		snprintf(tail, sizeof(tail), "; harm z %.1f > %.2f%s; not tried again for %.0f s",
+			 isfinite(z) ? z : 0.0, JT_TRIAL_HARM_Z, hist, (double)backoff / 1e6);
 		break;
 	case JT_VERDICT_YIELDED:
 		/*
@@ -848,7 +864,7 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 		       struct jt_decision *out, unsigned int *n)
 {
 	struct jt_trial_run *tr = &st->trial;
-	struct jt_trial_params p = trial_params(jp, tr);
+	struct jt_trial_params p = trial_params_of(jp, st);
 	struct jt_block b;
 	struct jt_side off_pre;
 	enum jt_verdict v;
@@ -887,7 +903,7 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 		struct jt_side on = tr->on;
 
 		jt_side_add(&on, &b, true, done ? &off_pre : NULL);
-		if (jt_harm_z(&on, &tr->off, p.margin) > JT_TRIAL_HARM_Z) {
+		if (jt_harm_z(&on, &tr->off, p.margin, p.history_cv2) > JT_TRIAL_HARM_Z) {
 			tr->on = on;
 			trial_end(jp, st, JT_VERDICT_HARM, s, NULL, out, n);
 			return;
@@ -1205,6 +1221,7 @@ static void restart(struct jt_journal_state *st, const struct jt_sample *s,
 
 	trial_abort(st);
 	st->first = st->count = 0;
+	st->history.have_last = false;
 	for (k = 0; k < JT_KNOBS; k++) {
 		struct jt_knob_state *ks = &st->knob[k];
 
@@ -1221,6 +1238,63 @@ static void restart(struct jt_journal_state *st, const struct jt_sample *s,
 	     "journal set up again (new group or counters reset): window restarted, what was learned kept");
 }
 
+double jt_history_cv2(const struct jt_journal_state *st, double *n)
+{
+	uint64_t h[JT_HIST_BUCKETS] = { 0 };
+	unsigned int i, j;
+	double cv2;
+
+	for (i = 0; i < JT_HISTORY_SLOTS; i++)
+		for (j = 0; j < JT_HIST_BUCKETS; j++)
+			h[j] += st->history.hist[i][j];
+	cv2 = jt_hist_cv2(h, n);
+	return *n >= JT_HISTORY_MIN_WAITS ? cv2 : 0.0;
+}
+
+/*
+ * The commit waits since the previous sample go into the history when
+ * that interval counted; a new minute's slot replaces the oldest.
+ */
+static void history_add(struct jt_journal_state *st, const struct jt_sample *s)
+{
+	struct jt_commit_history *h = &st->history;
+	const uint64_t *now = s->wait[JT_WAIT_COMMIT].hist;
+	unsigned int j;
+
+	if (h->have_last && h->counting) {
+		if (s->time_us - h->slot_start_us[h->cur] >= JT_HISTORY_SLOT_US ||
+		    !h->slot_start_us[h->cur]) {
+			h->cur = (h->cur + 1) % JT_HISTORY_SLOTS;
+			memset(h->hist[h->cur], 0, sizeof(h->hist[h->cur]));
+			h->slot_start_us[h->cur] = s->time_us;
+		}
+		for (j = 0; j < JT_HIST_BUCKETS; j++)
+			if (now[j] >= h->last[j])
+				h->hist[h->cur][j] += now[j] - h->last[j];
+	}
+	memcpy(h->last, now, sizeof(h->last));
+	h->have_last = true;
+}
+
+/*
+ * Whether the interval from @s to the next sample counts for the history:
+ * every knob at the value found, and the commits of any other value over
+ * (a trial's off block once it settled; outside trials, no change within
+ * JT_HISTORY_SETTLE_US).
+ */
+static bool history_counts(const struct jt_journal_state *st, const struct jt_sample *s)
+{
+	unsigned int k;
+
+	if (st->trial.active)
+		return !st->trial.cur_on && !st->trial.settling;
+	for (k = 0; k < JT_KNOBS; k++)
+		if (st->knob[k].last_change_us &&
+		    s->time_us - st->knob[k].last_change_us < JT_HISTORY_SETTLE_US)
+			return false;
+	return true;
+}
+
 unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_policy *jp,
 			    struct jt_journal_state *st, const struct jt_sample *s,
 			    bool dry_run, struct jt_decision *out)
@@ -1230,6 +1304,7 @@ unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_p
 
 	if (went_backwards(st, s))
 		restart(st, s, out, &n);
+	history_add(st, s);
 	if (s->source_id)
 		st->source_id = s->source_id;
 	for (k = 0; k < JT_KNOBS; k++) {
@@ -1300,6 +1375,7 @@ unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_p
 	}
 	for (i = 0; i < n; i++)
 		changed |= out[i].kind == JT_DECISION_SET;
+	st->history.counting = history_counts(st, s);
 	push_slot(st, s, t, changed);
 	return n;
 }

@@ -168,6 +168,35 @@ struct jt_trial_run {
 	struct jt_side pre;	/* the window before the trial: with the off blocks, the commit rate censoring expects */
 };
 
+/*
+ * The journal's commit waits with every knob at the value found, by the
+ * minute, for the last JT_HISTORY_SLOTS minutes that had any: the
+ * dispersion the harm and cost tests assume at least (agent-policy.md,
+ * "The verdict").  An interval counts outside trials when no knob was
+ * written within JT_HISTORY_SETTLE_US before it (a reverted setting's
+ * last commits are not the found value's), and in a trial's off blocks
+ * once they settled.  Not kept across restarts: a new process starts it
+ * empty.
+ */
+#define JT_HISTORY_SLOTS	10
+#define JT_HISTORY_SLOT_US	(60ULL * 1000000ULL)
+#define JT_HISTORY_SETTLE_US	(30ULL * 1000000ULL)
+/*
+ * Fewer commit waits in the history than this: it is not used.  A rough
+ * CV from 10 waits is enough here, as it can only raise the dispersion
+ * above the floor (JT_TRIAL_CV_MIN), never lower it.
+ */
+#define JT_HISTORY_MIN_WAITS	10
+
+struct jt_commit_history {
+	uint64_t slot_start_us[JT_HISTORY_SLOTS];
+	uint64_t hist[JT_HISTORY_SLOTS][JT_HIST_BUCKETS];
+	unsigned int cur;		/* the slot being filled */
+	bool have_last;			/* last[] holds the previous sample's histogram */
+	bool counting;			/* the interval up to the next sample counts */
+	uint64_t last[JT_HIST_BUCKETS];	/* commit_wait_hist at the previous sample */
+};
+
 struct jt_journal_state {
 	struct jt_slot slots[JT_WINDOW_SLOTS];
 	unsigned int first, count;	/* ring of baselines, oldest first */
@@ -180,6 +209,7 @@ struct jt_journal_state {
 	int64_t resume_from, resume_to;
 	uint64_t source_id;		/* the sample's source_id last seen (group inode) */
 	uint64_t window_start_us;	/* first sample since the (re)start */
+	struct jt_commit_history history;
 };
 
 /* Windowed figures of one kind of wait. */
@@ -229,6 +259,13 @@ struct jt_timing {
 	uint64_t interval_us;
 	uint64_t window_us;
 };
+
+/*
+ * jt_history_cv2 - squared coefficient of variation of the commit waits in
+ * @st's history (jt_hist_cv2()), with their number in *@n; 0 when fewer
+ * than JT_HISTORY_MIN_WAITS.  Pure.
+ */
+double jt_history_cv2(const struct jt_journal_state *st, double *n);
 
 /* Start from nothing: the next sample is the first one. */
 void jt_journal_state_init(struct jt_journal_state *st);

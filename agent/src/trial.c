@@ -140,11 +140,7 @@ double jt_trial_relief_p(const struct jt_side *on, const struct jt_side *off)
 	return a < b ? a : b;
 }
 
-/*
- * Squared coefficient of variation of the latencies in @h (bucket
- * midpoints), and their count in *@n.  0 when fewer than two.
- */
-static double cv2_of(const uint64_t h[JT_HIST_BUCKETS], double *n)
+double jt_hist_cv2(const uint64_t h[JT_HIST_BUCKETS], double *n)
 {
 	double s1 = 0.0, s2 = 0.0, m;
 	unsigned int i;
@@ -173,8 +169,9 @@ static double eff_n(const struct jt_side *sd)
 	return n ? (double)n : 1.0;
 }
 
-bool jt_cost_log_ratio(const struct jt_side *on, const struct jt_side *off, double *ratio,
-		       double *se_out)
+/* jt_cost_log_ratio() with the squared CV at least @cv2_floor. */
+static bool cost_log_ratio(const struct jt_side *on, const struct jt_side *off, double cv2_floor,
+			   double *ratio, double *se_out)
 {
 	double n_on, n_off, c_on, c_off, var;
 	double mean_on = jt_side_commit_mean_us(on), mean_off = jt_side_commit_mean_us(off);
@@ -188,20 +185,29 @@ bool jt_cost_log_ratio(const struct jt_side *on, const struct jt_side *off, doub
 	 * ln of a mean of n latencies with coefficient of variation c has a
 	 * standard error of about c / sqrt(n): c pooled from both sides
 	 */
-	c_on = cv2_of(on->hist, &n_on);
-	c_off = cv2_of(off->hist, &n_off);
+	c_on = jt_hist_cv2(on->hist, &n_on);
+	c_off = jt_hist_cv2(off->hist, &n_off);
 	var = n_on + n_off > 0.0 ? (c_on * n_on + c_off * n_off) / (n_on + n_off) : 0.0;
 	if (var < JT_TRIAL_CV_MIN * JT_TRIAL_CV_MIN)
 		var = JT_TRIAL_CV_MIN * JT_TRIAL_CV_MIN;
+	if (var < cv2_floor)
+		var = cv2_floor;
 	*se_out = sqrt(var / eff_n(on) + var / eff_n(off));
 	return true;
 }
 
-double jt_harm_z(const struct jt_side *on, const struct jt_side *off, double margin)
+bool jt_cost_log_ratio(const struct jt_side *on, const struct jt_side *off, double *ratio,
+		       double *se_out)
+{
+	return cost_log_ratio(on, off, 0.0, ratio, se_out);
+}
+
+double jt_harm_z(const struct jt_side *on, const struct jt_side *off, double margin,
+		 double history_cv2)
 {
 	double r, se;
 
-	if (!off->blocks || !jt_cost_log_ratio(on, off, &r, &se))
+	if (!off->blocks || !cost_log_ratio(on, off, history_cv2, &r, &se))
 		return -INFINITY;
 	return (r - margin) / se;
 }
@@ -236,7 +242,7 @@ enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_
 {
 	double relief, cost, se;
 
-	if (jt_harm_z(on, off, p->margin) > JT_TRIAL_HARM_Z)
+	if (jt_harm_z(on, off, p->margin, p->history_cv2) > JT_TRIAL_HARM_Z)
 		return JT_VERDICT_HARM;
 	if (!pair_done || pairs < p->min_pairs)
 		return JT_VERDICT_CONTINUE;
@@ -248,7 +254,8 @@ enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_
 	 * kept: stop (the old value is the safe side, so this needs less
 	 * certainty than a harm verdict)
 	 */
-	if (jt_cost_log_ratio(on, off, &cost, &se) && (cost - p->margin) / se > JT_TRIAL_KEEP_Z)
+	if (cost_log_ratio(on, off, p->history_cv2, &cost, &se) &&
+	    (cost - p->margin) / se > JT_TRIAL_KEEP_Z)
 		return JT_VERDICT_COSTLY;
 	/*
 	 * neither side has seen the wait the trial was started for (the
@@ -265,7 +272,7 @@ enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_
 		return JT_VERDICT_NO_RELIEF;
 	if (relief >= p->relief_min_us_per_s &&
 	    jt_trial_relief_p(on, off) < jt_trial_relief_alpha(p, pairs) &&
-	    (!jt_cost_log_ratio(on, off, &cost, &se) ||
+	    (!cost_log_ratio(on, off, p->history_cv2, &cost, &se) ||
 	     (cost <= p->margin && (cost - p->margin) / se <= JT_TRIAL_KEEP_Z)))
 		return JT_VERDICT_KEEP;
 	return pairs >= p->max_pairs ? JT_VERDICT_INCONCLUSIVE : JT_VERDICT_CONTINUE;

@@ -58,6 +58,13 @@ struct jt_trial_params {
 	 * the only looks that spend from JT_TRIAL_RELIEF_ALPHA_TOTAL
 	 */
 	unsigned int looks_spent;
+	/*
+	 * Squared coefficient of variation of the journal's commit waits
+	 * outside trials over a longer span (jt_hist_cv2() of the policy's
+	 * history, agent-policy.md "The verdict"), 0 when too few: the harm
+	 * and cost tests' dispersion is at least this
+	 */
+	double history_cv2;
 };
 
 /* One-sided level of the relief test at each look (after each pair). */
@@ -195,12 +202,23 @@ double jt_trial_min_p(const struct jt_side *on, const struct jt_side *off);
 
 /*
  * jt_harm_z - the harm test's z: (cost - margin) / se of @on against
- * @off, the trial's own off blocks; -inf when not computable, or before
- * the first off block.  The window before the trial is no baseline: it is
- * not interleaved, and a load that starts or grows makes it look idle
- * beside a later on block (agent-policy.md, "The verdict").
+ * @off, the trial's own off blocks, se as jt_cost_log_ratio()'s but with
+ * the squared coefficient of variation at least @history_cv2 (the
+ * journal's commit waits outside trials: the dispersion a few waits in
+ * the trial's blocks cannot show; 0 for none); -inf when not computable,
+ * or before the first off block.  The window before the trial is no
+ * baseline: it is not interleaved, and a load that starts or grows makes
+ * it look idle beside a later on block (agent-policy.md, "The verdict").
  */
-double jt_harm_z(const struct jt_side *on, const struct jt_side *off, double margin);
+double jt_harm_z(const struct jt_side *on, const struct jt_side *off, double margin,
+		 double history_cv2);
+
+/*
+ * jt_hist_cv2 - squared coefficient of variation of the latencies counted
+ * in @h (each at its bucket's midpoint, us), with their number in *@n;
+ * 0 when fewer than two.  Pure; @h is JT_HIST_BUCKETS counts.
+ */
+double jt_hist_cv2(const uint64_t h[JT_HIST_BUCKETS], double *n);
 
 /* Sum @a and @b into @out (for off + pre: the off side's commit rate). */
 void jt_side_sum(const struct jt_side *a, const struct jt_side *b, struct jt_side *out);
