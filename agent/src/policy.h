@@ -165,7 +165,11 @@ struct jt_trial_run {
 	uint64_t prev_commits, prev_events;	/* ... its commits and relief events */
 	uint64_t prev_span_us, prev_relief_us;	/* ... its span and relief time (with carries) */
 	struct jt_side on, off;	/* figures per side */
-	struct jt_side pre;	/* the window before the trial: with the off blocks, the commit rate censoring expects */
+	/*
+	 * the window before the trial: with the off blocks, the commit rate
+	 * an on block without commit waits is censored against
+	 */
+	struct jt_side pre;
 };
 
 /*

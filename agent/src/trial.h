@@ -60,9 +60,9 @@ struct jt_trial_params {
 	unsigned int looks_spent;
 	/*
 	 * Squared coefficient of variation of the journal's commit waits
-	 * outside trials over a longer span (jt_hist_cv2() of the policy's
-	 * history, agent-policy.md "The verdict"), 0 when too few: the harm
-	 * and cost tests' dispersion is at least this
+	 * with every knob at its value found, over the last minutes
+	 * (jt_history_cv2(), agent-policy.md "The verdict"), 0 when too
+	 * few: the harm and cost tests' dispersion is at least this
 	 */
 	double history_cv2;
 };
@@ -170,9 +170,9 @@ bool jt_cost_log_ratio(const struct jt_side *on, const struct jt_side *off, doub
  * jt_trial_judge - the verdict on a trial after @pairs whole pairs (the
  * caller asks at every sample for harm, with @pair_done false, and at the
  * end of every pair with it true).  Harm is judged against the trial's
- * own off blocks only (jt_harm_z()).  @recheck: a re-check of a kept change (keeps
- * unless harm, or the off blocks show no more relief wait than the on
- * blocks after min_pairs: the load that needed it is gone).  A trial
+ * own off blocks only (jt_harm_z()).  @recheck: a re-check of a kept
+ * change (keeps unless harm, or the off blocks show no more relief wait
+ * than the on blocks after min_pairs: the load that needed it is gone).  A trial
  * whose sides have seen no relief wait at all goes on to max_pairs
  * (inconclusive there) instead of ending "no relief": it has no evidence.
  */
