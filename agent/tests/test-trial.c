@@ -37,7 +37,7 @@ static struct jt_journal_policy shipped(void)
 }
 
 static const struct jt_timing T1 = { .interval_us = 1000000, .window_us = 30000000 };
-/* trial orders (policy seeds) of case T */
+/* runs (load seeds and trial orders) of cases T and U */
 #define SEQ_T_SEEDS 40
 
 /* ---- the statistics ------------------------------------------------------ */
@@ -879,34 +879,53 @@ static void load_t(struct sim *m)
 		sim_waits(m, JT_WAIT_SHADOW, 1, 400000);
 }
 
-static void test_seq_t(void **state)
+/* What force copy did over many runs of one load (cases T and U). */
+struct seq_runs {
+	unsigned int kept_end, harms, trials;
+	double on_s;
+};
+
+/*
+ * SEQ_T_SEEDS runs of @secs of @load with force copy alone in auto, each
+ * with its own load seed and trial order; prints the tally as case @name.
+ */
+static void seq_runs(const char *name, void (*load)(struct sim *m), unsigned int secs,
+		     struct seq_runs *r)
 {
 	struct jt_journal_policy jp = shipped();
 	static struct jt_journal_state st;
 	static struct sim m;
-	unsigned int seed, kept_end = 0, harms = 0, trials = 0;
-	double on_s = 0.0;
+	unsigned int seed;
 
-	(void)state;
+	memset(r, 0, sizeof(*r));
 	jp.reclaim = JT_MODE_OFF;
 	for (seed = 1; seed <= SEQ_T_SEEDS; seed++) {
 		sim_init(&m, 1000 + seed);
 		jt_journal_state_init(&st);
 		jt_policy_seed(&st, seed);
-		run(&m, &st, &jp, 600, load_t);
-		kept_end += m.s.knob[JT_KNOB_FORCE_COPY] == 1;
-		harms += m.harms;
-		trials += m.trials;
-		on_s += m.on_s[JT_KNOB_FORCE_COPY];
+		run(&m, &st, &jp, secs, load);
+		r->kept_end += m.s.knob[JT_KNOB_FORCE_COPY] == 1;
+		r->harms += m.harms;
+		r->trials += m.trials;
+		r->on_s += m.on_s[JT_KNOB_FORCE_COPY];
 	}
-	print_message("# T (10 min, %u trial orders): force_copy on %.1f %% of the time, on at the end in %u; %u trials, %u reverted for harm\n",
-		      SEQ_T_SEEDS, 100.0 * on_s / (600.0 * SEQ_T_SEEDS), kept_end, trials, harms);
+	print_message("# %s (%u min, %u runs): force_copy on %.1f %% of the time, on at the end in %u; %u trials, %u reverted for harm\n",
+		      name, secs / 60, SEQ_T_SEEDS, 100.0 * r->on_s / (secs * SEQ_T_SEEDS),
+		      r->kept_end, r->trials, r->harms);
+}
+
+static void test_seq_t(void **state)
+{
+	struct seq_runs r;
+
+	(void)state;
+	seq_runs("T", load_t, 600, &r);
 	/* judged against its own off blocks, the change is kept in every order */
-	assert_int_equal(harms, 0);
-	assert_int_equal(trials, SEQ_T_SEEDS);
-	assert_int_equal(kept_end, SEQ_T_SEEDS);
+	assert_int_equal(r.harms, 0);
+	assert_int_equal(r.trials, SEQ_T_SEEDS);
+	assert_int_equal(r.kept_end, SEQ_T_SEEDS);
 	/* off until the trial (23 s), on for half of it, then to the end */
-	assert_true(on_s > 0.8 * 600.0 * SEQ_T_SEEDS);
+	assert_true(r.on_s > 0.8 * 600.0 * SEQ_T_SEEDS);
 }
 
 /*
@@ -932,29 +951,13 @@ static void load_u(struct sim *m)
 
 static void test_seq_u(void **state)
 {
-	struct jt_journal_policy jp = shipped();
-	static struct jt_journal_state st;
-	static struct sim m;
-	unsigned int seed, kept_end = 0, harms = 0, trials = 0;
-	double on_s = 0.0;
+	struct seq_runs r;
 
 	(void)state;
-	jp.reclaim = JT_MODE_OFF;
-	for (seed = 1; seed <= SEQ_T_SEEDS; seed++) {
-		sim_init(&m, 1000 + seed);
-		jt_journal_state_init(&st);
-		jt_policy_seed(&st, seed);
-		run(&m, &st, &jp, 1800, load_u);
-		kept_end += m.s.knob[JT_KNOB_FORCE_COPY] == 1;
-		harms += m.harms;
-		trials += m.trials;
-		on_s += m.on_s[JT_KNOB_FORCE_COPY];
-	}
-	print_message("# U (30 min, %u runs): force_copy on %.1f %% of the time, on at the end in %u; %u trials, %u reverted for harm\n",
-		      SEQ_T_SEEDS, 100.0 * on_s / (1800.0 * SEQ_T_SEEDS), kept_end, trials, harms);
-	assert_true(harms <= 12);
-	assert_int_equal(kept_end, SEQ_T_SEEDS);
-	assert_true(on_s > 0.85 * 1800.0 * SEQ_T_SEEDS);
+	seq_runs("U", load_u, 1800, &r);
+	assert_true(r.harms <= 12);
+	assert_int_equal(r.kept_end, SEQ_T_SEEDS);
+	assert_true(r.on_s > 0.85 * 1800.0 * SEQ_T_SEEDS);
 }
 
 /*
