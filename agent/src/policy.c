@@ -762,7 +762,7 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 		if (z < jt_harm_z(&tr->on, &tr->off, tp.margin, 0.0)) {
 			double hn;
 
-			snprintf(hist, sizeof(hist), " (commit-wait CV %.1f: %.0f waits at the value found)",
+			snprintf(hist, sizeof(hist), " (commit-wait CV %.1f: %.0f waits at the values in force)",
 				 sqrt(jt_history_cv2(st, &hn)), hn);
 		}
 		snprintf(tail, sizeof(tail), "; harm z %.1f > %.2f%s; not tried again for %.0f s",
@@ -1278,16 +1278,17 @@ static void history_add(struct jt_journal_state *st, const struct jt_sample *s)
 
 /*
  * Whether the interval from @s to the next sample counts for the history:
- * every knob at the value found, and the commits of any other value over
- * (a trial's off block once it settled; outside trials, no change within
- * JT_HISTORY_SETTLE_US).
+ * every knob at the value in force (found or kept), and the commits of
+ * any other value over (a trial's off block once it settled, not a
+ * re-check's, whose off blocks are the value taken back; outside trials,
+ * no change within JT_HISTORY_SETTLE_US).
  */
 static bool history_counts(const struct jt_journal_state *st, const struct jt_sample *s)
 {
 	unsigned int k;
 
 	if (st->trial.active)
-		return !st->trial.cur_on && !st->trial.settling;
+		return !st->trial.recheck && !st->trial.cur_on && !st->trial.settling;
 	for (k = 0; k < JT_KNOBS; k++)
 		if (st->knob[k].last_change_us &&
 		    s->time_us - st->knob[k].last_change_us < JT_HISTORY_SETTLE_US)

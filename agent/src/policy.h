@@ -173,14 +173,14 @@ struct jt_trial_run {
 };
 
 /*
- * The journal's commit waits with every knob at the value found, by the
- * minute, for the last JT_HISTORY_SLOTS minutes that had any: the
- * dispersion the harm and cost tests assume at least (agent-policy.md,
- * "The verdict").  An interval counts outside trials when no knob was
- * written within JT_HISTORY_SETTLE_US before it (a reverted setting's
- * last commits are not the found value's), and in a trial's off blocks
- * once they settled.  Not kept across restarts: a new process starts it
- * empty.
+ * The journal's commit waits with every knob at the value in force (found
+ * or kept), by the minute, for the last JT_HISTORY_SLOTS minutes that had
+ * any: the dispersion the harm and cost tests assume at least
+ * (agent-policy.md, "The verdict").  An interval counts outside trials
+ * when no knob was written within JT_HISTORY_SETTLE_US before it (a
+ * reverted setting's last commits are not the value in force), and in a
+ * trial's off blocks once they settled (not a re-check's).  Not kept
+ * across restarts: a new process starts it empty.
  */
 #define JT_HISTORY_SLOTS	10
 #define JT_HISTORY_SLOT_US	(60ULL * 1000000ULL)

@@ -60,7 +60,7 @@ struct jt_trial_params {
 	unsigned int looks_spent;
 	/*
 	 * Squared coefficient of variation of the journal's commit waits
-	 * with every knob at its value found, over the last minutes
+	 * with every knob at its value in force, over the last minutes
 	 * (jt_history_cv2(), agent-policy.md "The verdict"), 0 when too
 	 * few: the harm and cost tests' dispersion is at least this
 	 */

@@ -642,7 +642,7 @@ static void test_seq_a(void **state)
 }
 
 /*
- * What the history holds: only the found value's commit waits.  Case A's
+ * What the history holds: only the commit waits of the values in force.  Case A's
  * load (commit waits of 50 ms with force copy off, 4 s with it on) through
  * its first trial: the 4-s waits of the on block, and those of its last
  * commit that ends after the revert, stay out, so the next trial's harm
