@@ -935,8 +935,8 @@ static void test_seq_t(void **state)
  * shadow waits of 50 ms a second while force copy is off, which it
  * removes at no cost.  A 4-s wait that falls in an on block while the off
  * blocks had none looks like case A's harm unless the harm test knows
- * how spread the journal's commit waits are: its history (the waits of the values
- * in force over the last minutes) does.  Without it, 27 of 69 trials
+ * how spread the journal's commit waits are: its history (the waits of
+ * the values in force over the last minutes) does.  Without it, 27 of 69 trials
  * ended in harm over 40 runs and force copy was on 81.2 % of the time (5
  * runs ended with it off); with it, 10 of 57, 88.5 %, on at every end.
  */
