@@ -142,11 +142,14 @@ b = [int(x) for x in sys.argv[1].split()]
 a = [int(x) for x in sys.argv[2].split()]
 n, us = a[0] - b[0], a[1] - b[1]
 h = [y - x for x, y in zip(b[2:], a[2:])]
+# quantiles of the histogram's own count: the files are read one after the
+# other, so a wait that ends between them may be in one and not the other
+nh = sum(h)
 def upper(q):
     c = 0
     for i, k in enumerate(h):
         c += k
-        if n and c >= q * n:
+        if nh and c >= q * nh:
             return 2 ** (i + 1) / 1000
     return 0.0
 top = max((2 ** (i + 1) / 1000 for i, k in enumerate(h) if k), default=0.0)
