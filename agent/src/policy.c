@@ -453,27 +453,21 @@ static unsigned int max_pairs(const struct jt_journal_policy *jp, enum jt_knob k
 	return recheck ? jp->trial_min_pairs : jp->trial_max_pairs * jt_knob_desc(knob)->pairs_mult;
 }
 
+/* The levels of @st's trial, with the history's dispersion for the harm and cost tests. */
 static struct jt_trial_params trial_params(const struct jt_journal_policy *jp,
-					   const struct jt_trial_run *tr)
+					   const struct jt_journal_state *st)
 {
+	const struct jt_trial_run *tr = &st->trial;
+	double n;
+
 	return (struct jt_trial_params){
 		.margin = log1p(jp->outcome_margin_pct / 100.0),
 		.relief_min_us_per_s = jp->stall_budget_ms_per_s * 1000.0,
 		.min_pairs = jp->trial_min_pairs,
 		.max_pairs = max_pairs(jp, tr->knob, tr->recheck),
 		.looks_spent = tr->looks_spent,
+		.history_cv2 = jt_history_cv2(st, &n),
 	};
-}
-
-/* trial_params() with the history's dispersion for the harm and cost tests. */
-static struct jt_trial_params trial_params_of(const struct jt_journal_policy *jp,
-					      const struct jt_journal_state *st)
-{
-	struct jt_trial_params p = trial_params(jp, &st->trial);
-	double n;
-
-	p.history_cv2 = jt_history_cv2(st, &n);
-	return p;
 }
 
 /* The deltas of @s against @base for @knob's trial. */
@@ -720,7 +714,7 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 	struct jt_trial_run *tr = &st->trial;
 	struct jt_knob_state *ks = &st->knob[tr->knob];
 	const struct jt_knob_desc *kd = jt_knob_desc(tr->knob);
-	struct jt_trial_params tp = trial_params_of(jp, st);
+	struct jt_trial_params tp = trial_params(jp, st);
 	uint64_t now = s->time_us, backoff = 0;
 	int64_t target = v == JT_VERDICT_KEEP ? tr->to : tr->from;
 	char figs[300], tail[240] = "", hist[80] = "";
@@ -864,7 +858,7 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 		       struct jt_decision *out, unsigned int *n)
 {
 	struct jt_trial_run *tr = &st->trial;
-	struct jt_trial_params p = trial_params_of(jp, st);
+	struct jt_trial_params p = trial_params(jp, st);
 	struct jt_block b;
 	struct jt_side off_pre;
 	enum jt_verdict v;
@@ -960,7 +954,7 @@ bool jt_trial_describe(const struct jt_journal_policy *jp, const struct jt_journ
 	*deadline_us = 0;
 	if (!tr->active)
 		return false;
-	p = trial_params(jp, tr);
+	p = trial_params(jp, st);
 	snprintf(text, len, "%s%s %lld->%lld, pair %u of %u..%u, %s block",
 		 tr->recheck ? "re-check of " : "", jt_knob_name(tr->knob), (long long)tr->from,
 		 (long long)tr->to, tr->pairs + 1, p.min_pairs, p.max_pairs,
