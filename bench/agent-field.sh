@@ -33,10 +33,10 @@
 # ops p50 p99 p99.9 max (ms) and the knobs at the end ("fc/wm/ld"); for
 # truncate also a row "truncate-fsync": the truncate loop's own fsync of
 # its 6,000 blocks, the load's only commit waits, which the agent's cost
-# test weighs and the measured writer does not feel; for seed and
-# truncate a row "LOAD-commit": the journal's commit waits over the
-# measured part (count, exact mean, p99, p99.9 and top from the
-# histogram, ms).
+# test weighs and the measured writer does not feel, and a row
+# "truncate-commit": the journal's commit waits over the measured part
+# (count, exact mean, p99, p99.9 and top from the histogram, ms; seed has
+# none: nothing in it calls fsync).
 # FIELD_LOADS picks and orders the loads (default all five).
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-disk: 256M,throttling.iops-write=100
@@ -219,9 +219,9 @@ one() {
 			python3 "$FLOAD" truncate "$DEMO_MNT" "$OUT/$tag.fsync" & pids+=($!)
 		fi
 		demo_writer "$WARMUP_S" "$tag-warm"
-		cw0=$(commit_snap "$j")
+		[ "$load" != truncate ] || cw0=$(commit_snap "$j")
 		demo_writer "$secs" "$tag"
-		cw=$(commit_figs "$cw0" "$(commit_snap "$j")")
+		[ "$load" != truncate ] || cw=$(commit_figs "$cw0" "$(commit_snap "$j")")
 		figs=$(fio_ops "$tag")
 		kn=$(knobs "$j")
 		[ "$load" != seed ] || demo_background_stop
@@ -278,9 +278,9 @@ one() {
 	[ "$load" != truncate ] || row truncate-fsync "$rep" "$setting" \
 		"$(cut_ops "$OUT/$tag.fsync" "$WARMUP_S" $((WARMUP_S + secs)))" "$kn"
 	# the journal's commit waits over the measured part: what the harm and
-	# cost tests compare, per fixed setting too (seed and truncate, whose
-	# measured part is a separate writer run)
-	[ -z "$cw" ] || row "$load-commit" "$rep" "$setting" "$cw" "$kn"
+	# cost tests compare, per fixed setting too (truncate's measured part
+	# is a separate writer run)
+	[ -z "$cw" ] || row truncate-commit "$rep" "$setting" "$cw" "$kn"
 }
 
 echo "# $KSERIES $KABI agent-field: warm-up ${WARMUP_S}s, measured ${MEASURE_S}s (seed ${SEED_S}s), $REPS rep(s)${AGENT_INI:+; agent policy added: $AGENT_INI}" >> "$TSV"
