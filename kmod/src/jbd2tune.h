@@ -22,6 +22,7 @@
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -86,6 +87,11 @@
  *	worker, a handle start short of log space, jbd2_journal_flush(),
  *	jbd2_journal_destroy()), __jbd2_log_wait_for_space() and
  *	jbd2_journal_flush() waiting for the committing transaction
+ * @JBD2TUNE_WAIT_SHADOW_AVOIDED: not a wait: do_get_write_access() found
+ *	a forced copy of a buffer still under log I/O and went on, where it
+ *	would have slept on BH_Shadow; timed from that access to the end of
+ *	the buffer's log write, at most one per task and commit
+ *	(jbd2tune_shadow_avoided.c); no tracepoint, no STALL event
  * @JBD2TUNE_NR_WAITS: number of kinds
  */
 enum jbd2tune_wait_kind {
@@ -96,6 +102,7 @@ enum jbd2tune_wait_kind {
 	JBD2TUNE_WAIT_COMMIT,
 	JBD2TUNE_WAIT_LOCK_DELAY,
 	JBD2TUNE_WAIT_CHECKPOINT_COMMIT,
+	JBD2TUNE_WAIT_SHADOW_AVOIDED,
 	JBD2TUNE_NR_WAITS,
 };
 
@@ -112,6 +119,29 @@ struct jbd2tune_wait_stat {
 	atomic64_t total_us;
 	atomic64_t max_us;
 	atomic64_t hist[JBD2TUNE_HIST_BUCKETS];
+};
+
+/*
+ * Open avoided shadow waits a journal times at once: a stock task sleeps
+ * at its first shadowed buffer, so this is the number of tasks that would
+ * sleep on one commit at the same time.  Beyond it they are counted, not
+ * timed (shadow_waits_avoided_untimed).
+ */
+#define JBD2TUNE_SHADOW_AVOIDED_SLOTS	64
+
+/**
+ * struct jbd2tune_shadow_avoided - one open avoided shadow wait
+ * @bh: the shadowed buffer, NULL for a free slot; compared, never
+ *	dereferenced
+ * @task: the task that went on; compared, never dereferenced
+ * @start_ns: CLOCK_MONOTONIC of its access
+ * @tid: the committing transaction writing @bh
+ */
+struct jbd2tune_shadow_avoided {
+	const struct buffer_head *bh;
+	const struct task_struct *task;
+	u64 start_ns;
+	tid_t tid;
 };
 
 /* Bits of jbd2tune_journal.flags */
@@ -207,6 +237,20 @@ struct jbd2tune_cfs;
  * @lock_delay_max_ms: 0 (lock at once, as stock) or
  *	1..JBD2TUNE_LOCK_DELAY_MS_MAX, see jbd2tune_lock_delay();
  *	READ_ONCE/WRITE_ONCE
+ * @lock_avoid_open: a lock delay is waiting and handles joining now count
+ *	as avoided locked waits (changed under the write side of
+ *	j_state_lock, read under its read side)
+ * @lock_avoid_from_ns: CLOCK_MONOTONIC when that delay began
+ * @lock_avoid_joins: handles that joined during it
+ * @lock_avoid_sum_ns: sum of their start times, ns after @lock_avoid_from_ns
+ * @locked_waits_avoided: handles that joined during a lock delay
+ * @locked_wait_avoided_us: sum over them of the delay's end minus their
+ *	start, microseconds
+ * @sa_lock: protects @sa_slots (irq-safe: log write completions take it)
+ * @sa_open: used slots of @sa_slots
+ * @sa_slots: open avoided shadow waits (jbd2tune_shadow_avoided.c)
+ * @shadow_waits_avoided_untimed: avoided shadow waits not timed, all
+ *	slots being in use (also counted in the wait kind's count)
  */
 struct jbd2tune_journal {
 	journal_t journal;
@@ -245,6 +289,16 @@ struct jbd2tune_journal {
 	bool lock_delay_active;
 	unsigned long lock_delay_from;
 	int lock_delay_max_ms;
+	bool lock_avoid_open;
+	u64 lock_avoid_from_ns;
+	atomic_t lock_avoid_joins;
+	atomic64_t lock_avoid_sum_ns;
+	atomic64_t locked_waits_avoided;
+	atomic64_t locked_wait_avoided_us;
+	spinlock_t sa_lock;	/* sa_slots */
+	atomic_t sa_open;
+	struct jbd2tune_shadow_avoided sa_slots[JBD2TUNE_SHADOW_AVOIDED_SLOTS];
+	atomic64_t shadow_waits_avoided_untimed;
 };
 
 /**
@@ -283,6 +337,9 @@ struct jbd2tune_wait_snapshot {
  * @force_copy_bytes_peak: its peak, bytes
  * @force_copy_stops: counter
  * @copyouts_forced_capped: counter
+ * @shadow_waits_avoided_untimed: counter
+ * @locked_waits_avoided: counter
+ * @locked_wait_avoided_us: counter, microseconds
  */
 struct jbd2tune_snapshot {
 	char name[JBD2TUNE_NAME_MAX];
@@ -305,6 +362,9 @@ struct jbd2tune_snapshot {
 	u64 force_copy_bytes_peak;
 	u64 force_copy_stops;
 	u64 copyouts_forced_capped;
+	u64 shadow_waits_avoided_untimed;
+	u64 locked_waits_avoided;
+	u64 locked_wait_avoided_us;
 };
 
 /**
@@ -374,6 +434,12 @@ unsigned int jbd2tune_lock_delay_max_ms_default(void);
  * @JBD2TUNE_FIG_FORCE_COPY_BYTES_PEAK: the most it held, bytes
  * @JBD2TUNE_FIG_FORCE_COPY_STOPS: commits that stopped forcing copies
  * @JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED: copies not forced (the cap)
+ * @JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED: avoided shadow wait count
+ * @JBD2TUNE_FIG_SHADOW_WAIT_AVOIDED_US: their timed total, us
+ * @JBD2TUNE_FIG_SHADOW_WAIT_AVOIDED_MAX_US: the longest of them, us
+ * @JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED_UNTIMED: those not timed
+ * @JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED: handles that joined during a delay
+ * @JBD2TUNE_FIG_LOCKED_WAIT_AVOIDED_US: the locked waits they avoided, us
  */
 enum jbd2tune_figure {
 	JBD2TUNE_FIG_LOG_BLOCKS,
@@ -411,12 +477,20 @@ enum jbd2tune_figure {
 	JBD2TUNE_FIG_FORCE_COPY_BYTES_PEAK,
 	JBD2TUNE_FIG_FORCE_COPY_STOPS,
 	JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED,
+	JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED,
+	JBD2TUNE_FIG_SHADOW_WAIT_AVOIDED_US,
+	JBD2TUNE_FIG_SHADOW_WAIT_AVOIDED_MAX_US,
+	JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED_UNTIMED,
+	JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED,
+	JBD2TUNE_FIG_LOCKED_WAIT_AVOIDED_US,
 };
 
 /* jbd2tune_stats.c */
 u64 jbd2tune_free_blocks(journal_t *journal);
 u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig);
 unsigned int jbd2tune_hist_bucket(u64 us);
+void jbd2tune_wait_account(struct jbd2tune_journal *jt,
+			   enum jbd2tune_wait_kind kind, u64 us);
 void jbd2tune_snapshot(struct jbd2tune_journal *jt,
 		       struct jbd2tune_snapshot *snap);
 void jbd2tune_wait_snapshot(struct jbd2tune_journal *jt,
@@ -567,6 +641,52 @@ static inline bool jbd2tune_lock_delay_active(journal_t *journal)
 	       READ_ONCE(jbd2tune_of(journal)->lock_delay_active);
 }
 
+/* jbd2tune_shadow_avoided.c */
+extern atomic_t jbd2tune_shadow_avoided_open;
+void jbd2tune_shadow_avoided_setup(struct jbd2tune_journal *jt);
+void jbd2tune_shadow_avoided_teardown(struct jbd2tune_journal *jt);
+void jbd2tune_shadow_avoided(journal_t *journal, struct buffer_head *bh,
+			     tid_t tid);
+void jbd2tune_shadow_io_done_slow(struct buffer_head *orig_bh);
+void jbd2tune_shadow_avoided_commit_done(journal_t *journal);
+
+/**
+ * jbd2tune_shadow_access() - a handle found a frozen copy of a buffer
+ * @journal: the handle's journal
+ * @jh: the buffer's journal head; its b_transaction is the committing
+ *	transaction
+ * @bh: the buffer
+ *
+ * Called by do_get_write_access() with jh->b_state_lock held, where it
+ * finds jh->b_frozen_data and goes on.  With force_copy on and the buffer
+ * still BH_Shadow (its log write not done), the task would have slept
+ * there without the copy: jbd2tune_shadow_avoided() counts and times it.
+ * Otherwise one load of the knob.
+ */
+static inline void jbd2tune_shadow_access(journal_t *journal,
+					  struct journal_head *jh,
+					  struct buffer_head *bh)
+{
+	if (READ_ONCE(jbd2tune_of(journal)->force_copy) && buffer_shadow(bh))
+		jbd2tune_shadow_avoided(journal, bh, jh->b_transaction->t_tid);
+}
+
+/**
+ * jbd2tune_shadow_io_done() - the log write of a shadowed buffer completed
+ * @orig_bh: the buffer (the log buffer's b_private)
+ *
+ * Called by journal_end_buffer_io_sync(), possibly in interrupt context,
+ * after BH_Shadow of @orig_bh is cleared and before the log buffer is
+ * unlocked (so the commit still holds @orig_bh on its shadow list).  Ends
+ * the open avoided shadow waits of @orig_bh; with none open anywhere, one
+ * atomic read.
+ */
+static inline void jbd2tune_shadow_io_done(struct buffer_head *orig_bh)
+{
+	if (atomic_read(&jbd2tune_shadow_avoided_open))
+		jbd2tune_shadow_io_done_slow(orig_bh);
+}
+
 bool jbd2tune_force_copy_allowed(journal_t *journal, tid_t tid,
 				 size_t size);
 void jbd2tune_count_forced_copyout(journal_t *journal, size_t size);
@@ -600,14 +720,16 @@ static inline bool jbd2tune_force_copy(journal_t *journal,
  * @start_ns: jbd2tune_wait_begin() taken when the commit started
  * @logged_blocks: blocks the commit wrote to the log (rs_blocks_logged)
  *
- * Called by the commit thread once j_commit_sequence is set; lock-free.
- * The commit's forced copies are freed by now.
+ * Called by the commit thread once j_commit_sequence is set; lock-free
+ * but for the sweep of avoided shadow waits left open.  The commit's
+ * forced copies are freed by now.
  */
 static inline void jbd2tune_commit_done(journal_t *journal, u64 start_ns,
 					unsigned long logged_blocks)
 {
 	atomic64_add(logged_blocks, &jbd2tune_of(journal)->logged_blocks);
 	jbd2tune_force_copy_commit_done(journal);
+	jbd2tune_shadow_avoided_commit_done(journal);
 	jbd2tune_wait_done(journal, JBD2TUNE_WAIT_COMMIT, start_ns);
 }
 

@@ -269,6 +269,19 @@ JBD2TUNE_FIGURE_ATTR(force_copy_bytes_peak,
 JBD2TUNE_FIGURE_ATTR(force_copy_stops, JBD2TUNE_FIG_FORCE_COPY_STOPS);
 JBD2TUNE_FIGURE_ATTR(copyouts_forced_capped,
 		     JBD2TUNE_FIG_COPYOUTS_FORCED_CAPPED);
+JBD2TUNE_FIGURE_ATTR(shadow_waits_avoided,
+		     JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED);
+JBD2TUNE_FIGURE_ATTR(shadow_wait_avoided_us,
+		     JBD2TUNE_FIG_SHADOW_WAIT_AVOIDED_US);
+JBD2TUNE_FIGURE_ATTR(shadow_wait_avoided_max_us,
+		     JBD2TUNE_FIG_SHADOW_WAIT_AVOIDED_MAX_US);
+JBD2TUNE_HIST_ATTR(shadow_wait_avoided_hist, JBD2TUNE_WAIT_SHADOW_AVOIDED);
+JBD2TUNE_FIGURE_ATTR(shadow_waits_avoided_untimed,
+		     JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED_UNTIMED);
+JBD2TUNE_FIGURE_ATTR(locked_waits_avoided,
+		     JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED);
+JBD2TUNE_FIGURE_ATTR(locked_wait_avoided_us,
+		     JBD2TUNE_FIG_LOCKED_WAIT_AVOIDED_US);
 
 static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_force_copy,
@@ -317,6 +330,13 @@ static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_force_copy_bytes_peak,
 	&jbd2tune_cfs_attr_force_copy_stops,
 	&jbd2tune_cfs_attr_copyouts_forced_capped,
+	&jbd2tune_cfs_attr_shadow_waits_avoided,
+	&jbd2tune_cfs_attr_shadow_wait_avoided_us,
+	&jbd2tune_cfs_attr_shadow_wait_avoided_max_us,
+	&jbd2tune_cfs_attr_shadow_wait_avoided_hist,
+	&jbd2tune_cfs_attr_shadow_waits_avoided_untimed,
+	&jbd2tune_cfs_attr_locked_waits_avoided,
+	&jbd2tune_cfs_attr_locked_wait_avoided_us,
 	NULL,
 };
 

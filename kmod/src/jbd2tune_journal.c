@@ -197,6 +197,7 @@ journal_t *jbd2tune_journal_alloc(void)
 	jt->force_copy_max_kib = JBD2TUNE_FORCE_COPY_MAX_KIB_DEFAULT;
 	jt->reclaim_watermark_pct = jbd2tune_reclaim_watermark_pct_default();
 	jbd2tune_lock_delay_setup(jt);
+	jbd2tune_shadow_avoided_setup(jt);
 	jbd2tune_lock_delay_store(jt, jbd2tune_lock_delay_max_ms_default());
 	jbd2tune_reclaim_setup(jt);
 	jbd2tune_events_setup(jt);
@@ -219,6 +220,7 @@ void jbd2tune_journal_free(journal_t *journal)
 	jt = jbd2tune_of(journal);
 	WARN_ON_ONCE(jt->registered);
 	jbd2tune_lock_delay_teardown(jt);
+	jbd2tune_shadow_avoided_teardown(jt);
 	kfree(jt);
 }
 

@@ -94,6 +94,10 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 			{ JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAITS,
 			  JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAIT_US,
 			  JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAIT_MAX_US } },
+		[JBD2TUNE_WAIT_SHADOW_AVOIDED] = {
+			{ JBD2TUNE_ATTR_SHADOW_WAITS_AVOIDED,
+			  JBD2TUNE_ATTR_SHADOW_WAIT_AVOIDED_US,
+			  JBD2TUNE_ATTR_SHADOW_WAIT_AVOIDED_MAX_US } },
 	};
 	static const u16 hist_attrs[JBD2TUNE_NR_WAITS] = {
 		[JBD2TUNE_WAIT_SHADOW] = JBD2TUNE_ATTR_SHADOW_WAIT_HIST,
@@ -104,6 +108,8 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 		[JBD2TUNE_WAIT_LOCK_DELAY] = JBD2TUNE_ATTR_LOCK_DELAY_HIST,
 		[JBD2TUNE_WAIT_CHECKPOINT_COMMIT] =
 			JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAIT_HIST,
+		[JBD2TUNE_WAIT_SHADOW_AVOIDED] =
+			JBD2TUNE_ATTR_SHADOW_WAIT_AVOIDED_HIST,
 	};
 	int k;
 
@@ -152,7 +158,13 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_FORCE_COPY_STOPS,
 				s->force_copy_stops) ||
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_COPYOUTS_FORCED_CAPPED,
-				s->copyouts_forced_capped))
+				s->copyouts_forced_capped) ||
+	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_SHADOW_WAITS_AVOIDED_UNTIMED,
+				s->shadow_waits_avoided_untimed) ||
+	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_LOCKED_WAITS_AVOIDED,
+				s->locked_waits_avoided) ||
+	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_LOCKED_WAIT_AVOIDED_US,
+				s->locked_wait_avoided_us))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -160,7 +172,7 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 /* Size of a message from jbd2tune_nl_fill(), event attributes included. */
 static size_t jbd2tune_nl_msg_size(void)
 {
-	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 5 + 3 + 4;
+	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 5 + 3 + 4 + 3;
 
 	return nla_total_size(JBD2TUNE_NAME_MAX) +	/* name */
 	       2 * nla_total_size(sizeof(u8)) +		/* knobs */

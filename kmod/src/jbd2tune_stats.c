@@ -38,6 +38,25 @@ static void jbd2tune_max_update(atomic64_t *max, u64 v)
 }
 
 /**
+ * jbd2tune_wait_account() - add one wait to a kind's statistics
+ * @jt: the journal
+ * @kind: which wait
+ * @us: its duration, microseconds
+ *
+ * Lock-free, callable in interrupt context; no tracepoint, no event.
+ */
+void jbd2tune_wait_account(struct jbd2tune_journal *jt,
+			   enum jbd2tune_wait_kind kind, u64 us)
+{
+	struct jbd2tune_wait_stat *ws = &jt->waits[kind];
+
+	atomic64_inc(&ws->hist[jbd2tune_hist_bucket(us)]);
+	atomic64_add(us, &ws->total_us);
+	jbd2tune_max_update(&ws->max_us, us);
+	atomic64_inc(&ws->count);
+}
+
+/**
  * jbd2tune_wait_done() - account one finished wait
  * @journal: the journal the task waited on
  * @kind: which wait
@@ -49,13 +68,9 @@ static void jbd2tune_max_update(atomic64_t *max, u64 v)
 void jbd2tune_wait_done(journal_t *journal, enum jbd2tune_wait_kind kind,
 			u64 start_ns)
 {
-	struct jbd2tune_wait_stat *ws = &jbd2tune_of(journal)->waits[kind];
 	u64 us = div_u64(ktime_get_ns() - start_ns, NSEC_PER_USEC);
 
-	atomic64_inc(&ws->hist[jbd2tune_hist_bucket(us)]);
-	atomic64_add(us, &ws->total_us);
-	jbd2tune_max_update(&ws->max_us, us);
-	atomic64_inc(&ws->count);
+	jbd2tune_wait_account(jbd2tune_of(journal), kind, us);
 	jbd2tune_trace_wait(journal, kind, us);
 	jbd2tune_events_wait(journal, kind, us);
 }
@@ -181,6 +196,18 @@ u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig)
 		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_CHECKPOINT_COMMIT,
 					    fig -
 					    JBD2TUNE_FIG_CHECKPOINT_COMMIT_WAITS);
+	case JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED:
+	case JBD2TUNE_FIG_SHADOW_WAIT_AVOIDED_US:
+	case JBD2TUNE_FIG_SHADOW_WAIT_AVOIDED_MAX_US:
+		return jbd2tune_wait_figure(jt, JBD2TUNE_WAIT_SHADOW_AVOIDED,
+					    fig -
+					    JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED);
+	case JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED_UNTIMED:
+		return atomic64_read(&jt->shadow_waits_avoided_untimed);
+	case JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED:
+		return atomic64_read(&jt->locked_waits_avoided);
+	case JBD2TUNE_FIG_LOCKED_WAIT_AVOIDED_US:
+		return atomic64_read(&jt->locked_wait_avoided_us);
 	case JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED:
 		return atomic64_read(&jt->copyouts_forced_failed);
 	case JBD2TUNE_FIG_FORCE_COPY_BYTES:
@@ -265,4 +292,8 @@ void jbd2tune_snapshot(struct jbd2tune_journal *jt,
 	snap->force_copy_bytes_peak = atomic64_read(&jt->force_copy_bytes_peak);
 	snap->force_copy_stops = atomic64_read(&jt->force_copy_stops);
 	snap->copyouts_forced_capped = atomic64_read(&jt->copyouts_forced_capped);
+	snap->shadow_waits_avoided_untimed =
+		atomic64_read(&jt->shadow_waits_avoided_untimed);
+	snap->locked_waits_avoided = atomic64_read(&jt->locked_waits_avoided);
+	snap->locked_wait_avoided_us = atomic64_read(&jt->locked_wait_avoided_us);
 }

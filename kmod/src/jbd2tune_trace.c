@@ -14,7 +14,8 @@
  * @kind: which wait
  * @duration_us: its duration, microseconds
  *
- * Lock-free, callable in atomic context.
+ * Lock-free, callable in atomic context.  Avoided waits
+ * (JBD2TUNE_WAIT_SHADOW_AVOIDED) never come here: no task waited.
  */
 void jbd2tune_trace_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
 			 u64 duration_us)
@@ -40,8 +41,10 @@ void jbd2tune_trace_wait(journal_t *journal, enum jbd2tune_wait_kind kind,
 	case JBD2TUNE_WAIT_CHECKPOINT_COMMIT:
 		trace_jbd2tune_checkpoint_commit_wait(dev, duration_us);
 		break;
-	default:
+	case JBD2TUNE_WAIT_LOCKED:
 		trace_jbd2tune_locked_wait(dev, duration_us);
+		break;
+	default:
 		break;
 	}
 }

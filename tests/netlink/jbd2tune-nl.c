@@ -109,6 +109,12 @@ static const struct field u64_fields[] = {
 	{ JBD2TUNE_ATTR_FORCE_COPY_BYTES_PEAK, "force_copy_bytes_peak" },
 	{ JBD2TUNE_ATTR_FORCE_COPY_STOPS, "force_copy_stops" },
 	{ JBD2TUNE_ATTR_COPYOUTS_FORCED_CAPPED, "copyouts_forced_capped" },
+	{ JBD2TUNE_ATTR_SHADOW_WAITS_AVOIDED, "shadow_waits_avoided" },
+	{ JBD2TUNE_ATTR_SHADOW_WAIT_AVOIDED_US, "shadow_wait_avoided_us" },
+	{ JBD2TUNE_ATTR_SHADOW_WAIT_AVOIDED_MAX_US, "shadow_wait_avoided_max_us" },
+	{ JBD2TUNE_ATTR_SHADOW_WAITS_AVOIDED_UNTIMED, "shadow_waits_avoided_untimed" },
+	{ JBD2TUNE_ATTR_LOCKED_WAITS_AVOIDED, "locked_waits_avoided" },
+	{ JBD2TUNE_ATTR_LOCKED_WAIT_AVOIDED_US, "locked_wait_avoided_us" },
 };
 
 static const struct field hist_fields[] = {
@@ -119,6 +125,7 @@ static const struct field hist_fields[] = {
 	{ JBD2TUNE_ATTR_COMMIT_TIME_HIST, "commit_time_hist" },
 	{ JBD2TUNE_ATTR_LOCK_DELAY_HIST, "lock_delay_hist" },
 	{ JBD2TUNE_ATTR_CHECKPOINT_COMMIT_WAIT_HIST, "checkpoint_commit_wait_hist" },
+	{ JBD2TUNE_ATTR_SHADOW_WAIT_AVOIDED_HIST, "shadow_wait_avoided_hist" },
 };
 
 static const char *const cmd_names[] = {
