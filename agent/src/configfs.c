@@ -277,6 +277,18 @@ static int open_group(const char *root, const char *journal)
 	return dfd < 0 ? -errno : dfd;
 }
 
+bool jt_configfs_group_exists(const char *root, const char *journal)
+{
+	int dfd = open_group(root, journal);
+	bool there;
+
+	if (dfd < 0)
+		return false;
+	there = group_still_there(dfd) == 0;
+	close(dfd);
+	return there;
+}
+
 int jt_configfs_read(const char *root, const char *journal, const struct jt_sample *prev,
 		     struct jt_sample *s)
 {

@@ -70,6 +70,14 @@ int jt_configfs_read_knob(const char *root, const char *journal, enum jt_knob kn
 int jt_configfs_write_knob(const char *root, const char *journal, enum jt_knob knob,
 			   int64_t value);
 
+/*
+ * jt_configfs_group_exists - whether @journal's group is still under @root:
+ * its force_copy file (every version of the module has it) is there.  Tells
+ * a statistics file that is missing or unreadable from a journal that went
+ * away.
+ */
+bool jt_configfs_group_exists(const char *root, const char *journal);
+
 /* File name of a knob: "force_copy", "reclaim_watermark_pct". */
 const char *jt_knob_file(enum jt_knob knob);
 

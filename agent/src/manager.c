@@ -454,10 +454,38 @@ static struct jt_journal *journal_add(struct jt_manager *m, const char *name)
 	return j;
 }
 
+static int apply(struct jt_manager *m, struct jt_journal *j, const struct jt_decision *d);
+static bool writes_knobs(const struct jt_manager *m);
+
+/*
+ * A trial on @j cannot go on (@why): cut it short and write its value
+ * before back now, without waiting for a sample (statistics that cannot
+ * be read, a journal that drops out of the dump).  A refused write is
+ * decided again at the next step or the next call, until a sample reads
+ * the value back (jt_policy_undo()).  Returns -ENOENT when the knob's
+ * group is gone.
+ */
+static int journal_cut_short(struct jt_manager *m, struct jt_journal *j, const char *why)
+{
+	struct jt_decision d[JT_KNOBS];
+	unsigned int n, i;
+	int r = 0;
+
+	jt_policy_cut_short(&j->state, why);
+	n = jt_policy_undo(&j->policy, &j->state, now_us(CLOCK_MONOTONIC), !writes_knobs(m), d);
+	for (i = 0; i < n && r == 0; i++)
+		r = apply(m, j, &d[i]);
+	if (n)
+		journal_save(m, j);
+	return r;
+}
+
 static void journal_remove(struct jt_manager *m, struct jt_journal *j)
 {
 	struct jt_journal **p;
 
+	/* a journal that only dropped out of a dump still has its knob: put it back */
+	journal_cut_short(m, j, "the journal dropped out of the statistics");
 	log_info("%s: journal gone", j->name);
 	jt_bus_journal_removed(m, j);
 	for (p = &m->journals; *p; p = &(*p)->next)
@@ -737,17 +765,21 @@ static void sample_configfs_one(struct jt_manager *m, const char *name, uint64_t
 	int r;
 
 	r = jt_configfs_read(m->opt.configfs_root, name, j && j->have_sample ? &j->last : NULL, &s);
-	if (r == -ENOENT || r == -ENODEV) {
+	if ((r == -ENOENT || r == -ENODEV) && !(j && jt_configfs_group_exists(m->opt.configfs_root, name))) {
 		if (j)
 			journal_remove(m, j);
 		return;
 	}
 	if (r < 0) {
+		/* a file missing from a group that is still there: unreadable, not gone */
 		if (note_read_failure(m, name, true))
 			log_warning("%s: cannot read its configfs files: %s; skipping it until they read well",
 				    name, strerror(-r));
-		if (j)
+		if (j) {
 			j->seen = true;
+			/* no sample, no verdict: a trial must not stay at its untried value */
+			journal_cut_short(m, j, "its statistics cannot be read");
+		}
 		return;
 	}
 	if (note_read_failure(m, name, false))
@@ -1004,17 +1036,24 @@ static void restore_knobs(struct jt_manager *m)
 	for (j = m->journals; j; j = j->next) {
 		for (k = 0; k < JT_KNOBS; k++) {
 			struct jt_knob_state *ks = &j->state.knob[k];
-			const struct jt_trial_run *tr = &j->state.trial;
 			int64_t now, back = ks->found;
 			int r;
 
 			if (!ks->seen || !ks->managed || !ks->changed)
 				continue;
-			/* without restore_on_exit, still no value of an unfinished trial stays */
+			/*
+			 * without restore_on_exit, still no value of an
+			 * unfinished trial stays, nor of one cut short and not
+			 * yet put back
+			 */
 			if (!m->policy.agent.restore_on_exit) {
-				if (!tr->active || tr->knob != k || ks->value == tr->from)
+				enum jt_knob tk;
+				int64_t from, to;
+
+				if (!jt_policy_undo_target(&j->state, &tk, &from, &to) ||
+				    tk != k || ks->value == from)
 					continue;
-				back = tr->from;
+				back = from;
 			}
 			/* only the knob file: a statistic that fails to read must not stop this */
 			r = jt_configfs_read_knob(m->opt.configfs_root, j->name, k, &now);

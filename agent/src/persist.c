@@ -349,10 +349,8 @@ void jt_persist_from_state(const struct jt_journal_state *st, uint64_t mono_now,
 		pk->fails = ks->fails;
 		snprintf(pk->last_verdict, sizeof(pk->last_verdict), "%s", ks->last_verdict);
 	}
-	p->trial_active = st->trial.active;
-	p->trial_knob = st->trial.knob;
-	p->trial_from = st->trial.from;
-	p->trial_to = st->trial.to;
+	/* a trial running, or cut short and not yet put back: the next process undoes it */
+	p->trial_active = jt_policy_undo_target(st, &p->trial_knob, &p->trial_from, &p->trial_to);
 	p->saved_realtime_us = real_now;
 }
 
@@ -389,8 +387,6 @@ void jt_persist_to_state(const struct jt_persist *p, uint64_t mono_now, uint64_t
 		ks->fails = pk->fails;
 		snprintf(ks->last_verdict, sizeof(ks->last_verdict), "%s", pk->last_verdict);
 	}
-	st->resume_pending = p->trial_active;
-	st->resume_knob = p->trial_knob;
-	st->resume_from = p->trial_from;
-	st->resume_to = p->trial_to;
+	if (p->trial_active)
+		jt_policy_resume(st, p->trial_knob, p->trial_from, p->trial_to);
 }

@@ -827,6 +827,14 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 		if (ks->value != target) {
 			d = set_knob(st, tr->knob, target, now, false, out, n);
 			d->revert = v != JT_VERDICT_KEEP;
+			if (d->revert) {
+				/* a refused revert is written again (jt_policy_undo()) */
+				ks->undo_pending = true;
+				ks->undo_from = tr->from;
+				ks->undo_to = tr->to;
+				snprintf(ks->undo_why, sizeof(ks->undo_why),
+					 "ended without keeping it");
+			}
 			snprintf(d->reason, sizeof(d->reason), "%s%s", d->revert ? "reverted: " : "kept: ",
 				 body);
 		} else {
@@ -966,12 +974,99 @@ bool jt_trial_describe(const struct jt_journal_policy *jp, const struct jt_journ
 	return true;
 }
 
-/* Stop a trial without a verdict (taken over, mode changed, set up again). */
-static void trial_abort(struct jt_journal_state *st)
+/*
+ * Stop a trial without a verdict (taken over, mode changed, set up again):
+ * jt_policy_cut_short(), which also arms the undo of its untried value.
+ */
+static void trial_abort(struct jt_journal_state *st, const char *why)
 {
-	if (st->trial.active)
-		st->knob[st->trial.knob].quiet_since_us = 0;
-	st->trial.active = false;
+	jt_policy_cut_short(st, why);
+}
+
+void jt_policy_cut_short(struct jt_journal_state *st, const char *why)
+{
+	struct jt_trial_run *tr = &st->trial;
+	struct jt_knob_state *ks;
+
+	if (!tr->active)
+		return;
+	ks = &st->knob[tr->knob];
+	ks->quiet_since_us = 0;
+	tr->active = false;
+	if (!why || tr->from == tr->to || ks->value != tr->to)
+		return;
+	ks->undo_pending = true;
+	ks->undo_from = tr->from;
+	ks->undo_to = tr->to;
+	snprintf(ks->undo_why, sizeof(ks->undo_why), "cut short (%s)", why);
+}
+
+void jt_policy_resume(struct jt_journal_state *st, enum jt_knob knob, int64_t from, int64_t to)
+{
+	struct jt_knob_state *ks = &st->knob[knob];
+
+	if ((unsigned int)knob >= JT_KNOBS || from == to)
+		return;
+	ks->undo_pending = true;
+	ks->undo_from = from;
+	ks->undo_to = to;
+	snprintf(ks->undo_why, sizeof(ks->undo_why), "cut short (the agent was restarted)");
+}
+
+bool jt_policy_undo_target(const struct jt_journal_state *st, enum jt_knob *knob, int64_t *from,
+			   int64_t *to)
+{
+	unsigned int k;
+
+	if (st->trial.active) {
+		*knob = st->trial.knob;
+		*from = st->trial.from;
+		*to = st->trial.to;
+		return true;
+	}
+	for (k = 0; k < JT_KNOBS; k++)
+		if (st->knob[k].undo_pending) {
+			*knob = (enum jt_knob)k;
+			*from = st->knob[k].undo_from;
+			*to = st->knob[k].undo_to;
+			return true;
+		}
+	return false;
+}
+
+unsigned int jt_policy_undo(const struct jt_journal_policy *jp, struct jt_journal_state *st,
+			    uint64_t now_us, bool dry_run, struct jt_decision *out)
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < JT_KNOBS; k++) {
+		struct jt_knob_state *ks = &st->knob[k];
+		struct jt_decision *d;
+
+		if (!ks->undo_pending)
+			continue;
+		/* restored from the state file: its first sample tells */
+		if (ks->resync && ks->seen)
+			continue;
+		/*
+		 * taken over, or a fixed mode that writes its own value; in
+		 * dry-run nothing was tried; neither value: not ours
+		 */
+		if (!ks->seen || !ks->managed || jt_knob_mode(jp, (enum jt_knob)k) != JT_MODE_AUTO ||
+		    dry_run || (ks->value != ks->undo_from && ks->value != ks->undo_to)) {
+			ks->undo_pending = false;
+			continue;
+		}
+		/* written already: pending until a sample reads it (jt_policy_step()) */
+		if (ks->value == ks->undo_from)
+			continue;
+		/* not a verdict's revert: no revert is counted for it */
+		d = set_knob(st, (enum jt_knob)k, ks->undo_from, now_us, false, out, &n);
+		snprintf(d->reason, sizeof(d->reason),
+			 "trial of %lld->%lld %s: back to the value before it",
+			 (long long)ks->undo_from, (long long)ks->undo_to, ks->undo_why);
+	}
+	return n;
 }
 
 /*
@@ -1213,7 +1308,10 @@ static void restart(struct jt_journal_state *st, const struct jt_sample *s,
 {
 	unsigned int k;
 
-	trial_abort(st);
+	/* the value on trial may still be in force: put back what was before */
+	if (st->trial.active && st->knob[st->trial.knob].managed)
+		st->knob[st->trial.knob].value = s->knob[st->trial.knob];
+	trial_abort(st, "the journal was set up again");
 	st->first = st->count = 0;
 	st->history.have_last = false;
 	for (k = 0; k < JT_KNOBS; k++) {
@@ -1290,6 +1388,17 @@ static bool history_counts(const struct jt_journal_state *st, const struct jt_sa
 	return true;
 }
 
+/* Whether a trial cut short still waits for its value before to be read back. */
+static bool undo_pending(const struct jt_journal_state *st)
+{
+	unsigned int k;
+
+	for (k = 0; k < JT_KNOBS; k++)
+		if (st->knob[k].undo_pending)
+			return true;
+	return false;
+}
+
 unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_policy *jp,
 			    struct jt_journal_state *st, const struct jt_sample *s,
 			    bool dry_run, struct jt_decision *out)
@@ -1327,36 +1436,30 @@ unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_p
 			ks->managed = false;
 			ks->value = v;
 			ks->kept = false;
+			ks->undo_pending = false;
 			if (st->trial.active && st->trial.knob == k)
-				trial_abort(st);
+				trial_abort(st, NULL);	/* the writer's value stands */
 		} else if (!ks->managed) {
 			ks->value = v;
 		}
+		/* a trial's value before is read back: its undo is done */
+		if (ks->undo_pending && ks->managed && v == ks->undo_from && v == ks->expected)
+			ks->undo_pending = false;
 	}
 	if (st->count == 0)
 		st->window_start_us = s->time_us;
-	if (st->resume_pending) {
-		struct jt_knob_state *ks = &st->knob[st->resume_knob];
-		struct jt_decision *d;
-
-		st->resume_pending = false;
-		if (ks->seen && ks->managed && ks->value == st->resume_to &&
-		    st->resume_from != st->resume_to) {
-			d = set_knob(st, st->resume_knob, st->resume_from, s->time_us, dry_run, out, &n);
-			snprintf(d->reason, sizeof(d->reason),
-				 "its trial of %lld->%lld was cut short (the agent was restarted): back to %lld",
-				 (long long)st->resume_from, (long long)st->resume_to,
-				 (long long)st->resume_from);
-		}
-	}
 	if (st->trial.active) {
 		struct jt_knob_state *ks = &st->knob[st->trial.knob];
 
-		if (!ks->managed || jt_knob_mode(jp, st->trial.knob) != JT_MODE_AUTO)
-			trial_abort(st);
+		if (!ks->managed)
+			trial_abort(st, NULL);
+		else if (jt_knob_mode(jp, st->trial.knob) != JT_MODE_AUTO)
+			trial_abort(st, "its mode is no longer auto");
 		else
 			trial_step(t, jp, st, s, out, &n);
 	}
+	/* a trial cut short: its value before, until a sample reads it */
+	n += jt_policy_undo(jp, st, s->time_us, dry_run, out + n);
 	for (k = 0; k < JT_KNOBS; k++) {
 		struct jt_knob_state *ks = &st->knob[k];
 
@@ -1365,7 +1468,7 @@ unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_p
 			continue;
 		if (jt_knob_mode(jp, (enum jt_knob)k) != JT_MODE_AUTO)
 			decide_fixed(jp, st, (enum jt_knob)k, s, dry_run, out, &n);
-		else if (!st->trial.active)
+		else if (!st->trial.active && !undo_pending(st))
 			decide_auto(t, jp, st, (enum jt_knob)k, s, dry_run, out, &n);
 	}
 	for (i = 0; i < n; i++)
@@ -1388,7 +1491,7 @@ void jt_policy_write_failed(struct jt_journal_state *st, enum jt_knob knob, int6
 	ks->value = old_value;
 	ks->expected = old_value;
 	if (st->trial.active && st->trial.knob == knob)
-		trial_abort(st);
+		trial_abort(st, "a write of the knob was refused");
 }
 
 void jt_policy_manage_again(struct jt_journal_state *st, enum jt_knob knob)
@@ -1403,7 +1506,7 @@ void jt_policy_manage_again(struct jt_journal_state *st, enum jt_knob knob)
 	ks->expected = ks->value;
 	ks->last_change_us = 0;
 	if (st->trial.active && st->trial.knob == knob)
-		trial_abort(st);
+		trial_abort(st, "its mode or policy was set again");
 }
 
 void jt_policy_forget(struct jt_journal_state *st, enum jt_knob knob)

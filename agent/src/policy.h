@@ -34,9 +34,10 @@
 #define JT_REASON_MAX		640
 /*
  * Most decisions one step can produce: a restart note, and per knob a
- * release, a verdict, a hold-back note and a change.
+ * release, the undo of a trial cut short, a verdict, a hold-back note and
+ * a change.
  */
-#define JT_DECISIONS_MAX	(1 + 4 * JT_KNOBS)
+#define JT_DECISIONS_MAX	(1 + 5 * JT_KNOBS)
 /*
  * Kinds whose histograms the window ring keeps, for percentiles over a
  * window: all but commit durations, which no rule needs a percentile of
@@ -109,6 +110,18 @@ struct jt_knob_state {
 	int64_t next_try;	/* stepped knob: the next value to try after a trial without relief, 0 = none */
 	bool top_only;		/* stepped knob: every step up to the top failed; try the top only */
 	uint64_t quiet_since_us;/* triggers count waits since here (the last trial's end) */
+	/*
+	 * A trial of this knob was cut short (a reload that changed its
+	 * policy, SetMode, a refused write, statistics that cannot be read, a
+	 * journal that dropped out, a restart of the agent) while the knob
+	 * read undo_to, its untried value: undo_from is written back at
+	 * every step until a sample reads it (jt_policy_undo()).  Dropped
+	 * when someone else writes the knob or its mode is no longer auto
+	 * (the fixed mode's own value is written then).
+	 */
+	bool undo_pending;
+	int64_t undo_from, undo_to;
+	char undo_why[64];	/* why it was cut short, for the log */
 	/* trial history */
 	unsigned long trials, keeps, harms, fails;
 	char last_verdict[24];
@@ -207,10 +220,6 @@ struct jt_journal_state {
 	struct jt_knob_state knob[JT_KNOBS];
 	struct jt_trial_run trial;
 	uint64_t rng;			/* xorshift64 state: the order of each pair */
-	/* a trial the last process left running (state file): undo it at the next sample */
-	bool resume_pending;
-	enum jt_knob resume_knob;
-	int64_t resume_from, resume_to;
 	uint64_t source_id;		/* the sample's source_id last seen (group inode) */
 	uint64_t window_start_us;	/* first sample since the (re)start */
 	struct jt_commit_history history;
@@ -317,9 +326,10 @@ void jt_policy_write_failed(struct jt_journal_state *st, enum jt_knob knob, int6
 
 /*
  * Manage @knob again (SetMode/Reload): forget the administrator's write
- * and the rate limit, end a trial of it (its value stays as read), keep
- * back-offs and kept changes (persisted learning); its current value is
- * taken as found if never seen.
+ * and the rate limit, cut a trial of it short (jt_policy_cut_short(): its
+ * value before is put back at the next step), keep back-offs and kept
+ * changes (persisted learning); its current value is taken as found if
+ * never seen.
  */
 void jt_policy_manage_again(struct jt_journal_state *st, enum jt_knob knob);
 
@@ -329,6 +339,48 @@ void jt_policy_manage_again(struct jt_journal_state *st, enum jt_knob knob);
  * next step.  The found value stays.
  */
 void jt_policy_forget(struct jt_journal_state *st, enum jt_knob knob);
+
+/*
+ * jt_policy_cut_short - end the trial in progress on @st, if any, without
+ * a verdict, because of @why (a short phrase for the log: "the policy
+ * was reloaded"; NULL to leave the value as it is, when someone else
+ * wrote the knob).  When the knob is believed at the value on trial, its
+ * value before the trial is to be put back: jt_policy_undo() (called by
+ * jt_policy_step(), or by the caller when no sample can be taken) writes
+ * it, and again at every step until a sample reads it back.  An
+ * interrupted trial is no failure: no back-off follows.  Pure; no locking.
+ */
+void jt_policy_cut_short(struct jt_journal_state *st, const char *why);
+
+/*
+ * jt_policy_undo - the SET decisions that put back the value before each
+ * trial cut short whose untried value is still believed in force
+ * (jt_knob_state.undo_pending), into @out (room for JT_KNOBS); a knob no
+ * longer managed or no longer in auto mode under @jp drops its undo.
+ * @now_us: the samples' clock.  In @dry_run nothing was tried and nothing
+ * is put back.  A SET counts as in force; if its write fails, call
+ * jt_policy_write_failed() and the undo is decided again at the next
+ * step.  Returns the number of decisions.  Pure; no locking.
+ */
+unsigned int jt_policy_undo(const struct jt_journal_policy *jp, struct jt_journal_state *st,
+			    uint64_t now_us, bool dry_run, struct jt_decision *out);
+
+/*
+ * jt_policy_undo_target - whether @st has a trial in progress or cut
+ * short whose untried value may be in force: its knob, its value before
+ * (*@from) and the value on trial (*@to).  What the state file saves and
+ * what the agent's exit puts back without restore_on_exit.  Pure.
+ */
+bool jt_policy_undo_target(const struct jt_journal_state *st, enum jt_knob *knob, int64_t *from,
+			   int64_t *to);
+
+/*
+ * jt_policy_resume - a trial of @knob from @from to @to was running when
+ * the last process stopped (the state file): arm its undo as for a trial
+ * cut short ("the agent was restarted"), taken at the first sample that
+ * still reads @to.
+ */
+void jt_policy_resume(struct jt_journal_state *st, enum jt_knob knob, int64_t from, int64_t to);
 
 /*
  * jt_trial_describe - the trial in progress on @st, for people (D-Bus

@@ -113,7 +113,7 @@ check "$S: SIGKILL during vdc-3's on-block leaves force_copy 1" file_is "$cfs/vd
 kill $FEED_PID; wait $FEED_PID 2>/dev/null; FEED_PID=
 start_agent "$log.5" --config "$tmp/p.conf" --configfs-root "$cfs" --no-netlink --bus none
 check "$S: the new agent puts back the value the trial started from" \
-	wait_for 3 grep -q "vdc-3: force_copy 1->0: its trial of 0->1 was cut short (the agent was restarted): back to 0" "$log.5"
+	wait_for 3 grep -q "vdc-3: force_copy 1->0: trial of 0->1 cut short (the agent was restarted): back to the value before it" "$log.5"
 check "$S: ... force_copy reads 0" wait_for 2 file_is "$cfs/vdc-3/force_copy" 0
 
 # --- Reload keeps what the changed policy does not invalidate ----------------
@@ -153,7 +153,7 @@ check "$S: ... the state file names the new UUID" grep -qx "identity vde-7 254:6
 stop_agent KILL
 start_agent "$log.8" --config "$tmp/p.conf" --configfs-root "$cfs" --no-netlink --bus none
 check "$S: ... the agent after SIGKILL uses it: the cut-short trial goes back to 0" \
-	wait_for 3 grep -q "vde-7: force_copy 1->0: its trial of 0->1 was cut short (the agent was restarted): back to 0" "$log.8"
+	wait_for 3 grep -q "vde-7: force_copy 1->0: trial of 0->1 cut short (the agent was restarted): back to the value before it" "$log.8"
 check "$S: ... and does not call it another file system's" eval '! grep -q "vde-7: the state file is of another" "$log.8"'
 stop_agent TERM
 kill $FEED_PID; wait $FEED_PID 2>/dev/null; FEED_PID=
