@@ -29,7 +29,11 @@ const char *jt_cause_name(enum jt_cause cause);
  * jt_diagnose - the cause of the waiting in @w: of the shadow, space and
  * locked wait time per second and the commit-wait time per second (tasks
  * waiting for the commit's own I/O, fsync), the largest, when the largest
- * is at least @budget_us_per_s; else JT_CAUSE_NONE.  Space waits while
+ * is at least @budget_us_per_s; else JT_CAUSE_NONE.  When commit waits are
+ * the largest but a shadow, space or locked wait costs more than the
+ * budget, the largest of those is the cause: its knob helps, so the
+ * diagnosis never says "no knob of ours helps" while a knob's relief wait
+ * is over the budget.  Space waits while
  * @reclaim_pct (the watermark in force, percent) is not 0 are their own
  * kind, JT_CAUSE_SPACE_RECLAIM_ON: the reclaim work does not keep the log
  * free, which a higher watermark may still help up to @reclaim_max_pct

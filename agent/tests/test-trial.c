@@ -1398,6 +1398,10 @@ static void test_diagnosis(void **state)
 	w.wait[JT_WAIT_SHADOW].wait_us = 300000;
 	assert_int_equal(jt_diagnose(&w, 10000, 0, 0, text, sizeof(text)), JT_CAUSE_COMMIT_IO);
 	assert_string_equal(text, "device-bound: the commit's own I/O holds most of the waited time (commit waits 600.0 ms/s, shadow 10.0, space 0.0, locked 0.0 ms/s over 30 s): no knob of ours helps");
+	/* commit waits hold most, but shadow waits are over the budget: force copy still helps */
+	w.wait[JT_WAIT_SHADOW].wait_us = 3000000;
+	assert_int_equal(jt_diagnose(&w, 10000, 0, 0, text, sizeof(text)), JT_CAUSE_SHADOW);
+	assert_string_equal(text, "shadow waits cost 100.0 ms/s, over the budget, beside the commit's own I/O, which holds most of the waited time (commit waits 600.0 ms/s, shadow 100.0, space 0.0, locked 0.0 ms/s over 30 s): force_copy is the knob for them; the commit I/O stays");
 	/* the seed-000 writer: shadow waits dominate */
 	w.wait[JT_WAIT_SHADOW].wait_us = 24000000;
 	assert_int_equal(jt_diagnose(&w, 10000, 0, 0, text, sizeof(text)), JT_CAUSE_SHADOW);
