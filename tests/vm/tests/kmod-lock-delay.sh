@@ -15,6 +15,10 @@
 #    and the writer's longest T_LOCKED wait stays under STALL_US;
 #  - BOUND_MS: the handle outlasts the knob, so the commit waited exactly
 #    the bound (- a tick, + 0.5 s) and locked; the writer then waited for the rest;
+#  - the writer's handles that joined while the commit waited are counted
+#    as avoided locked waits (locked_waits_avoided and
+#    locked_wait_avoided_us > 0 in both delayed rounds, both 0 with the
+#    knob off);
 #  - e2fsck -fn clean; the early-handle count is checked by the module at
 #    every commit (a WARNING fails the test).
 # STALL_US is 3/4 of one delayed read: nothing else here waits that long.
@@ -132,10 +136,19 @@ PY
 	echo 0 > $T/events/jbd2tune/jbd2tune_lock_delay/enable
 	echo 0 > $T/events/jbd2tune/jbd2tune_locked_wait/enable
 	grep -v "^#" $T/trace | awk '$0 !~ /locked_wait/ || $NF > 10000' | tail -n 40
-	local lw ldn ldmax
+	local lw ldn ldmax lwa lwau
 	lw=$(jattr "$j" locked_wait_max_us) ldn=$(jattr "$j" lock_delays)
 	ldmax=$(jattr "$j" lock_delay_max_us)
-	log "lock_delay_max_ms=$ld: $(cat "$OUT/round-$ld.txt"), locked_waits $(jattr "$j" locked_waits), locked_wait_max_us $lw, lock_delays $ldn, lock_delay_max_us $ldmax, commit_wait_max_us $(jattr "$j" commit_wait_max_us), guest scheduling lag up to $lag us"
+	lwa=$(jattr "$j" locked_waits_avoided) lwau=$(jattr "$j" locked_wait_avoided_us)
+	log "lock_delay_max_ms=$ld: $(cat "$OUT/round-$ld.txt"), locked_waits $(jattr "$j" locked_waits), locked_wait_max_us $lw, lock_delays $ldn, lock_delay_max_us $ldmax, locked_waits_avoided $lwa, locked_wait_avoided_us $lwau, commit_wait_max_us $(jattr "$j" commit_wait_max_us), guest scheduling lag up to $lag us"
+	if [ "$ld" = 0 ]; then
+		assert_eq "locked_waits_avoided with the knob off" 0 "$lwa"
+		assert_eq "locked_wait_avoided_us with the knob off" 0 "$lwau"
+	else
+		# the writer starts a handle every few ms while the commit waits
+		assert_cmp "locked_waits_avoided (the writer joined during the delay)" "$lwa" -gt 0
+		assert_cmp "locked_wait_avoided_us" "$lwau" -gt 0
+	fi
 	case $ld in
 	0)
 		assert_eq "lock_delays with the knob off" 0 "$ldn"
