@@ -62,11 +62,13 @@
  * (lock_avoid_joins and the sum of their start times); the commit adds
  * count * end - sum at the delay's end, under the write side.  Only
  * behind the static key and only while a delay waits: nothing more with
- * the knob off.  The figure is a lower bound of what stock jbd2 would
- * have cost those handles (they would also have waited for the late
- * handles and T_SWITCH) and counts every handle start, including a
- * task's second handle, which stock jbd2 would only have reached after
- * its first wait.
+ * the knob off.  For one handle the figure is a lower bound of what
+ * stock jbd2 would have cost it (it would also have waited for the late
+ * handles and T_SWITCH), but every handle start counts, including a
+ * task's second and later handles, which stock jbd2 would only have
+ * reached after its first wait: summed over a busy task it counts the
+ * same stretch of time once per handle (kmod-lock-delay: 761 handles,
+ * 1,246 s, for one 3.3 s delay).
  */
 
 #include <linux/jiffies.h>
