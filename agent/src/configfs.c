@@ -265,6 +265,50 @@ static int read_lock_delay(int dfd, const struct jt_sample *prev, struct jt_samp
 	return 0;
 }
 
+/*
+ * The waits the knobs spared (shadow_waits_avoided, ...): only force_copy
+ * = 1 spares shadow waits and only a lock delay spares locked waits, and
+ * the kernel ends the last ones at most one commit after the knob went to
+ * 0, so a pair of files is read again while its knob is or was on at the
+ * previous sample.  A group without them (an older module) is not asked
+ * again.
+ */
+static int read_avoided(int dfd, const struct jt_sample *prev, struct jt_sample *s)
+{
+	bool fc = !prev || prev->knob[JT_KNOB_FORCE_COPY] || s->knob[JT_KNOB_FORCE_COPY];
+	bool ld = !prev || prev->knob[JT_KNOB_LOCK_DELAY] || s->knob[JT_KNOB_LOCK_DELAY];
+	int r;
+
+	if (prev && !prev->has_avoided)
+		return 0;
+	if (prev) {
+		s->shadow_avoided = prev->shadow_avoided;
+		s->shadow_avoided_us = prev->shadow_avoided_us;
+		s->locked_avoided = prev->locked_avoided;
+		s->locked_avoided_us = prev->locked_avoided_us;
+	}
+	if (fc) {
+		r = read_u64(dfd, "shadow_waits_avoided", &s->shadow_avoided);
+		if (r == -ENOENT)
+			return group_still_there(dfd);	/* older module: has_avoided false */
+		if (r == 0)
+			r = read_u64(dfd, "shadow_wait_avoided_us", &s->shadow_avoided_us);
+		if (r < 0)
+			return r;
+	}
+	if (ld && s->has_lock_delay) {
+		r = read_u64(dfd, "locked_waits_avoided", &s->locked_avoided);
+		if (r == -ENOENT)
+			return group_still_there(dfd);
+		if (r == 0)
+			r = read_u64(dfd, "locked_wait_avoided_us", &s->locked_avoided_us);
+		if (r < 0)
+			return r;
+	}
+	s->has_avoided = true;
+	return 0;
+}
+
 /* The group directory of @journal under @root: an fd, or a negative errno. */
 static int open_group(const char *root, const char *journal)
 {
@@ -367,6 +411,9 @@ int jt_configfs_read(const char *root, const char *journal, const struct jt_samp
 			goto out;
 	}
 	r = read_logged_blocks(dfd, prev, s);
+	if (r < 0)
+		goto out;
+	r = read_avoided(dfd, prev, s);
 	if (r < 0)
 		goto out;
 #undef RD

@@ -64,6 +64,10 @@ static struct nla_policy attr_policy[JBD2TUNE_ATTR_MAX + 1] = {
 	[JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT] = { .type = NLA_U8 },
 	[JBD2TUNE_ATTR_LOGGED_BLOCKS] = { .type = NLA_U64 },
 	[JBD2TUNE_ATTR_LOCK_DELAY_MAX_MS] = { .type = NLA_U32 },
+	[JBD2TUNE_ATTR_SHADOW_WAITS_AVOIDED] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_SHADOW_WAIT_AVOIDED_US] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_LOCKED_WAITS_AVOIDED] = { .type = NLA_U64 },
+	[JBD2TUNE_ATTR_LOCKED_WAIT_AVOIDED_US] = { .type = NLA_U64 },
 };
 
 /* Attributes of each kind: count, total us, max us, histogram. */
@@ -146,6 +150,12 @@ int jt_netlink_parse_record(struct nl_msg *msg, char name[JT_NAME_MAX], struct j
 	s.copyouts_forced = get_u64(tb, JBD2TUNE_ATTR_COPYOUTS_FORCED);
 	s.reclaim_runs = get_u64(tb, JBD2TUNE_ATTR_RECLAIM_RUNS);
 	s.reclaim_blocks = get_u64(tb, JBD2TUNE_ATTR_RECLAIM_BLOCKS);
+	/* what the knobs spared; an older module sends none of these */
+	s.has_avoided = tb[JBD2TUNE_ATTR_SHADOW_WAITS_AVOIDED] != NULL;
+	s.shadow_avoided = get_u64(tb, JBD2TUNE_ATTR_SHADOW_WAITS_AVOIDED);
+	s.shadow_avoided_us = get_u64(tb, JBD2TUNE_ATTR_SHADOW_WAIT_AVOIDED_US);
+	s.locked_avoided = get_u64(tb, JBD2TUNE_ATTR_LOCKED_WAITS_AVOIDED);
+	s.locked_avoided_us = get_u64(tb, JBD2TUNE_ATTR_LOCKED_WAIT_AVOIDED_US);
 	strcpy(name, nla_get_string(tb[JBD2TUNE_ATTR_NAME]));
 	*out = s;
 	return cmd;

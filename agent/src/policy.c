@@ -460,14 +460,56 @@ static struct jt_trial_params trial_params(const struct jt_journal_policy *jp,
 	const struct jt_trial_run *tr = &st->trial;
 	double n;
 
+	unsigned int min_pairs = jp->trial_min_pairs;
+
+	/* measured relief: a keep may come sooner; a re-check runs its whole minimum */
+	if (tr->measured && !tr->recheck && min_pairs > JT_TRIAL_MEASURED_MIN_PAIRS)
+		min_pairs = JT_TRIAL_MEASURED_MIN_PAIRS;
 	return (struct jt_trial_params){
 		.margin = log1p(jp->outcome_margin_pct / 100.0),
 		.relief_min_us_per_s = jp->stall_budget_ms_per_s * 1000.0,
-		.min_pairs = jp->trial_min_pairs,
+		.min_pairs = min_pairs,
 		.max_pairs = max_pairs(jp, tr->knob, tr->recheck),
 		.looks_spent = tr->looks_spent,
 		.history_cv2 = jt_history_cv2(st, &n),
+		.measured = tr->measured,
 	};
+}
+
+/*
+ * The kernel's count and total of the waits @knob spared, from @s; false
+ * when it measures none for @knob (reclaim, or an older module).
+ */
+static bool measured_counter(const struct jt_sample *s, enum jt_knob knob, uint64_t *waits,
+			     uint64_t *us)
+{
+	if (!s->has_avoided)
+		return false;
+	switch (knob) {
+	case JT_KNOB_FORCE_COPY:
+		*waits = s->shadow_avoided;
+		*us = s->shadow_avoided_us;
+		return true;
+	case JT_KNOB_LOCK_DELAY:
+		*waits = s->locked_avoided;
+		*us = s->locked_avoided_us;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The measured relief of the trial so far into its on side, at @s. */
+static void measured_update(struct jt_trial_run *tr, const struct jt_sample *s)
+{
+	uint64_t w, us;
+
+	if (!tr->measured || !measured_counter(s, tr->knob, &w, &us))
+		return;
+	/* a counter that went backwards (the journal set up again) is caught by restart() */
+	tr->on.measured_waits = w >= tr->measured_base_waits ? w - tr->measured_base_waits : 0;
+	tr->on.measured_us = us >= tr->measured_base_us ? us - tr->measured_base_us : 0;
+	tr->on.measured_span_us = tr->on_wall_us + (tr->cur_on ? s->time_us - tr->block_start_us : 0);
 }
 
 /* The deltas of @s against @base for @knob's trial. */
@@ -476,6 +518,7 @@ static void block_of(const struct jt_slot *base, const struct jt_sample *s, enum
 {
 	enum jt_wait_kind r = jt_knob_desc(knob)->relief;
 	const enum jt_wait_kind c = JT_WAIT_COMMIT, cd = JT_WAIT_COMMIT_DURATION;
+	unsigned int k;
 
 	memset(b, 0, sizeof(*b));
 	b->span_us = s->time_us - base->time_us;
@@ -486,6 +529,9 @@ static void block_of(const struct jt_slot *base, const struct jt_sample *s, enum
 	b->commits = s->wait[cd].waits - base->waits[cd];
 	b->commit_us = s->wait[cd].wait_us - base->wait_us[cd];
 	jt_hist_diff(s->wait[c].hist, base->hist[c], b->hist);
+	for (k = JT_WAIT_SHADOW; k <= JT_WAIT_LOCKED; k++)
+		if (k != r)
+			b->other_us += s->wait[k].wait_us - base->wait_us[k];
 }
 
 /*
@@ -563,11 +609,16 @@ static void trial_figures(const struct jt_trial_run *tr, const struct jt_side *o
 {
 	const char *relief = jt_wait_kind_name(jt_knob_desc(tr->knob)->relief);
 	double mon = jt_side_commit_mean_us(&tr->on), moff = jt_side_commit_mean_us(off);
+	char spared[80] = "";
 
+	if (tr->measured)
+		snprintf(spared, sizeof(spared), " (spared %.1f ms/s, %llu waits, measured)",
+			 jt_side_measured_rate(&tr->on) / 1000.0,
+			 (unsigned long long)tr->on.measured_waits);
 	snprintf(buf, len,
-		 "%s waits %.1f vs %.1f ms/s, commit-wait mean %.1f vs %.1f ms (%llu vs %llu waits%s), commits %.1f vs %.1f ms, on vs off over %.0f vs %.0f s",
+		 "%s waits %.1f vs %.1f ms/s%s, commit-wait mean %.1f vs %.1f ms (%llu vs %llu waits%s), commits %.1f vs %.1f ms, on vs off over %.0f vs %.0f s",
 		 relief, jt_side_relief_rate(&tr->on) / 1000.0, jt_side_relief_rate(off) / 1000.0,
-		 mon / 1000.0, moff / 1000.0, (unsigned long long)tr->on.commit_waits,
+		 spared, mon / 1000.0, moff / 1000.0, (unsigned long long)tr->on.commit_waits,
 		 (unsigned long long)off->commit_waits,
 		 tr->on.censored ? ", an on-block without any counted as one block-long" : "",
 		 tr->on.commits ? (double)tr->on.commit_us / (double)tr->on.commits / 1000.0 : 0.0,
@@ -594,6 +645,9 @@ static void next_block(const struct jt_timing *t, const struct jt_journal_policy
 	uint64_t settle = t->interval_us, full = tr->block_us;
 
 	jt_window_stats(st, s, t->window_us, 0, &w);
+	/* the whole time of the on block that ends here (none before the first block) */
+	if (tr->block_start_us && tr->cur_on)
+		tr->on_wall_us += s->time_us - tr->block_start_us;
 	if (new_pair) {
 		uint64_t b = trial_block_us(jp, tr->knob, &w);
 
@@ -675,6 +729,7 @@ static void trial_start(const struct jt_timing *t, const struct jt_journal_polic
 	tr->to = to;
 	tr->recheck = recheck;
 	tr->started_us = s->time_us;
+	tr->measured = measured_counter(s, knob, &tr->measured_base_waits, &tr->measured_base_us);
 	jt_window_stats(st, s, t->window_us, ks->quiet_since_us, &w);
 	if (!recheck)
 		side_of_window(&w, knob, &tr->pre);
@@ -735,8 +790,18 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 		ks->kept_us = now;
 		ks->backoff_us = 0;
 		ks->next_try = 0;
-		snprintf(tail, sizeof(tail), "; relief p %.2g < %.2g; re-checked in %u s", p,
-			 jt_trial_relief_alpha(&tp, tr->pairs), jp->recheck_s);
+		ks->recheck_in_us = 0;
+		if (tp.measured && !tr->recheck && tr->pairs < jp->trial_min_pairs &&
+		    JT_EARLY_RECHECK_US < (uint64_t)jp->recheck_s * 1000000ULL)
+			ks->recheck_in_us = JT_EARLY_RECHECK_US;
+		if (tp.measured)
+			snprintf(tail, sizeof(tail), "; spared %.1f ms/s, measured; re-checked in %.0f s",
+				 jt_side_measured_rate(&tr->on) / 1000.0,
+				 ks->recheck_in_us ? (double)ks->recheck_in_us / 1e6 :
+						     (double)jp->recheck_s);
+		else
+			snprintf(tail, sizeof(tail), "; relief p %.2g < %.2g; re-checked in %u s", p,
+				 jt_trial_relief_alpha(&tp, tr->pairs), jp->recheck_s);
 		break;
 	case JT_VERDICT_HARM:
 		ks->harms++;
@@ -759,8 +824,19 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 			snprintf(hist, sizeof(hist), " (commit-wait CV %.1f: %.0f waits at the values in force)",
 				 sqrt(jt_history_cv2(st, &hn)), hn);
 		}
-		snprintf(tail, sizeof(tail), "; harm z %.1f > %.2f%s; not tried again for %.0f s",
-			 isfinite(z) ? z : 0.0, JT_TRIAL_HARM_Z, hist, (double)backoff / 1e6);
+		if (tr->on.tput.n >= JT_TRIAL_TPUT_HARM_PAIRS &&
+		    jt_throughput_z(&tr->on, tp.margin) > JT_TRIAL_HARM_Z)
+			snprintf(tail, sizeof(tail),
+				 "; fewer fsyncs: %.2f vs %.2f commit waits/s, pairs z %.1f > %.2f; not tried again for %.0f s",
+				 tr->on.span_us ? (double)(tr->on.commit_waits - tr->on.censored) * 1e6 /
+							  (double)tr->on.span_us : 0.0,
+				 tr->off.span_us ? (double)tr->off.commit_waits * 1e6 /
+							   (double)tr->off.span_us : 0.0,
+				 jt_throughput_z(&tr->on, tp.margin), JT_TRIAL_HARM_Z,
+				 (double)backoff / 1e6);
+		else
+			snprintf(tail, sizeof(tail), "; harm z %.1f > %.2f%s; not tried again for %.0f s",
+				 isfinite(z) ? z : 0.0, JT_TRIAL_HARM_Z, hist, (double)backoff / 1e6);
 		break;
 	case JT_VERDICT_YIELDED:
 		/*
@@ -776,7 +852,7 @@ static void trial_end(const struct jt_journal_policy *jp, struct jt_journal_stat
 			 (double)backoff / 1e6);
 		break;
 	case JT_VERDICT_RELIEF_GONE:
-		if (!tr->on.relief_waits && !tr->off.relief_waits) {
+		if (!tr->on.relief_waits && !tr->off.relief_waits && !tr->on.measured_waits) {
 			/*
 			 * a re-check in a quiet spell: the change is taken back
 			 * (it has to prove itself again) but nothing was found
@@ -873,6 +949,7 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 	char yield_why[200];
 	bool done;
 
+	measured_update(tr, s);
 	if (tr->settling) {
 		uint64_t since = s->time_us - tr->block_start_us;
 		bool ended = tr->switch_commit_ended;
@@ -905,7 +982,7 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 		struct jt_side on = tr->on;
 
 		jt_side_add(&on, &b, true, done ? &off_pre : NULL);
-		if (jt_harm_z(&on, &tr->off, p.margin, p.history_cv2) > JT_TRIAL_HARM_Z) {
+		if (jt_trial_harm(&p, &on, &tr->off)) {
 			tr->on = on;
 			trial_end(jp, st, JT_VERDICT_HARM, s, NULL, out, n);
 			return;
@@ -925,6 +1002,15 @@ static void trial_step(const struct jt_timing *t, const struct jt_journal_policy
 		else if (on_rate > off_rate)
 			tr->on.pair_losses++;
 	}
+	if (tr->in_second && tr->have_prev) {
+		/* the pair's own on block against its own off block */
+		const struct jt_block *b_on = tr->cur_on ? &b : &tr->prev_block;
+		const struct jt_block *b_off = tr->cur_on ? &tr->prev_block : &b;
+
+		jt_pair_tput(&tr->on, b_on, b_off);
+		jt_pair_other(&tr->on, b_on, b_off, p.relief_min_us_per_s);
+	}
+	tr->prev_block = b;
 	tr->prev_span_us = b.span_us;
 	tr->prev_relief_us = b.relief_us;
 	tr->have_prev = true;
@@ -1256,7 +1342,9 @@ static void decide_auto(const struct jt_timing *t, const struct jt_journal_polic
 			 "the value a trial kept, re-applied (journal set up again)");
 		return;
 	}
-	if (ks->kept && !dry_run && now - ks->kept_us >= (uint64_t)jp->recheck_s * 1000000ULL &&
+	if (ks->kept && !dry_run &&
+	    now - ks->kept_us >= (ks->recheck_in_us ? ks->recheck_in_us :
+						      (uint64_t)jp->recheck_s * 1000000ULL) &&
 	    ks->kept_from != ks->kept_to) {
 		snprintf(why, sizeof(why), "kept %.0f s ago", (double)(now - ks->kept_us) / 1e6);
 		trial_start(t, jp, st, knob, ks->kept_to, true, s, dry_run, why, out, n);

@@ -25,6 +25,17 @@
 #define JT_WINDOW_SLOTS		32
 /* A trial's blocks stretch to at most this many times trial_block_s (slow commits, long waits). */
 #define JT_TRIAL_BLOCK_STRETCH	4
+/*
+ * Measured relief (agent-policy.md): a trial of a knob whose relief the
+ * kernel measures may keep after this many pairs (at most
+ * trial_min_pairs), and such an early keep is re-checked, with
+ * trial_min_pairs pairs, this long after it.  One pair is two blocks:
+ * what bounds a harmful setting's cost to one block stays the sequential
+ * harm test; the early re-check bounds a harm too small to be evident in
+ * one pair to a minute.
+ */
+#define JT_TRIAL_MEASURED_MIN_PAIRS	1
+#define JT_EARLY_RECHECK_US		(60ULL * 1000000ULL)
 /* Watermark step of reclaim auto, percentage points. */
 #define JT_RECLAIM_STEP_PCT	5
 /* Longest outcome back-off after doubling. */
@@ -111,6 +122,12 @@ struct jt_knob_state {
 	bool top_only;		/* stepped knob: every step up to the top failed; try the top only */
 	uint64_t quiet_since_us;/* triggers count waits since here (the last trial's end) */
 	/*
+	 * The next re-check of a kept change comes this long after kept_us;
+	 * 0: recheck_s.  A change kept on measured relief in fewer pairs than
+	 * trial_min_pairs is re-checked after JT_EARLY_RECHECK_US.
+	 */
+	uint64_t recheck_in_us;
+	/*
 	 * A trial of this knob was cut short (a reload that changed its
 	 * policy, SetMode, a refused write, statistics that cannot be read, a
 	 * journal that dropped out, a restart of the agent) while the knob
@@ -177,7 +194,16 @@ struct jt_trial_run {
 	bool prev_on;		/* ... with the value on trial */
 	uint64_t prev_commits, prev_events;	/* ... its commits and relief events */
 	uint64_t prev_span_us, prev_relief_us;	/* ... its span and relief time (with carries) */
+	struct jt_block prev_block;	/* ... its figures (the pair statistics, jt_pair_tput()) */
 	struct jt_side on, off;	/* figures per side */
+	/*
+	 * The kernel measures what this knob spares (jt_trial_params.measured):
+	 * its counter when the trial began, and the whole time of the on
+	 * blocks that ended, settling included
+	 */
+	bool measured;
+	uint64_t measured_base_waits, measured_base_us;
+	uint64_t on_wall_us;
 	/*
 	 * the window before the trial: with the off blocks, the commit rate
 	 * an on block without commit waits is censored against

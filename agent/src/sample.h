@@ -81,6 +81,17 @@ struct jt_sample {
 	 * reads 0 and is never written).
 	 */
 	bool has_lock_delay;
+	/*
+	 * What a knob spared, as the kernel measures it (issue 45; ABI
+	 * configfs-jbd2): shadow waits that force_copy's copies spared, one
+	 * per task per commit, timed until the buffer's log write ended
+	 * (count, total us), and handle starts that a lock delay spared from
+	 * T_LOCKED (count, total us).  Monotonic.  has_avoided false from an
+	 * older module: relief is then inferred by the trial alone.
+	 */
+	bool has_avoided;
+	uint64_t shadow_avoided, shadow_avoided_us;
+	uint64_t locked_avoided, locked_avoided_us;
 	uint64_t source_id;			/* configfs: inode of the group, 0 = netlink */
 };
 

@@ -52,6 +52,7 @@ void jt_side_add(struct jt_side *sd, const struct jt_block *b, bool on,
 	sd->commit_wait_us += b->commit_wait_us;
 	sd->commits += b->commits;
 	sd->commit_us += b->commit_us;
+	sd->other_us += b->other_us;
 	for (i = 0; i < JT_HIST_BUCKETS; i++)
 		sd->hist[i] += b->hist[i];
 	if (on && b->commit_waits == 0 && b->commits && other &&
@@ -78,6 +79,12 @@ void jt_side_sum(const struct jt_side *a, const struct jt_side *b, struct jt_sid
 	out->commits = a->commits + b->commits;
 	out->commit_us = a->commit_us + b->commit_us;
 	out->censored = a->censored + b->censored;
+	out->other_us = a->other_us + b->other_us;
+	out->measured_waits = a->measured_waits + b->measured_waits;
+	out->measured_us = a->measured_us + b->measured_us;
+	out->measured_span_us = a->measured_span_us + b->measured_span_us;
+	out->tput = a->tput;
+	out->other = a->other;
 	out->pair_wins = a->pair_wins + b->pair_wins;
 	out->pair_losses = a->pair_losses + b->pair_losses;
 	for (i = 0; i < JT_HIST_BUCKETS; i++)
@@ -87,6 +94,12 @@ void jt_side_sum(const struct jt_side *a, const struct jt_side *b, struct jt_sid
 double jt_side_relief_rate(const struct jt_side *sd)
 {
 	return sd->span_us ? (double)sd->relief_us * 1e6 / (double)sd->span_us : 0.0;
+}
+
+double jt_side_measured_rate(const struct jt_side *sd)
+{
+	return sd->measured_span_us ? (double)sd->measured_us * 1e6 / (double)sd->measured_span_us :
+				      0.0;
 }
 
 double jt_side_commit_mean_us(const struct jt_side *sd)
@@ -212,6 +225,150 @@ double jt_harm_z(const struct jt_side *on, const struct jt_side *off, double mar
 	return (r - margin) / se;
 }
 
+void jt_pair_stat_add(struct jt_pair_stat *ps, double d, double floor_var)
+{
+	ps->n++;
+	if (d > 0.0)
+		ps->above++;
+	ps->sum += d;
+	ps->sum2 += d * d;
+	ps->floor_var += floor_var;
+}
+
+double jt_pair_stat_z(const struct jt_pair_stat *ps, double threshold)
+{
+	double n = (double)ps->n, mean, var = 0.0, fl;
+
+	if (!ps->n)
+		return -INFINITY;
+	mean = ps->sum / n;
+	if (ps->n > 1)
+		var = (ps->sum2 - n * mean * mean) / (n - 1.0);
+	fl = ps->floor_var / n;
+	if (var < fl)
+		var = fl;
+	if (var <= 0.0)
+		return mean > threshold ? INFINITY : -INFINITY;
+	return (mean - threshold) / sqrt(var / n);
+}
+
+/* A block's effective count of fsyncs: its commit waits, at most one per commit, at least 1. */
+static double block_eff_n(const struct jt_block *b)
+{
+	uint64_t n = b->commits && b->commits < b->commit_waits ? b->commits : b->commit_waits;
+
+	return n ? (double)n : 1.0;
+}
+
+void jt_pair_tput(struct jt_side *on, const struct jt_block *b_on, const struct jt_block *b_off)
+{
+	double r_on, r_off;
+
+	if (!b_on->span_us || !b_off->span_us || (!b_on->commit_waits && !b_off->commit_waits))
+		return;
+	r_on = ((double)b_on->commit_waits + 0.5) / (double)b_on->span_us;
+	r_off = ((double)b_off->commit_waits + 0.5) / (double)b_off->span_us;
+	jt_pair_stat_add(&on->tput, log(r_off / r_on),
+			 1.0 / (block_eff_n(b_on) + 0.5) + 1.0 / (block_eff_n(b_off) + 0.5));
+}
+
+void jt_pair_other(struct jt_side *on, const struct jt_block *b_on, const struct jt_block *b_off,
+		   double budget_us_per_s)
+{
+	if (!b_on->span_us || !b_off->span_us)
+		return;
+	jt_pair_stat_add(&on->other,
+			 (double)b_on->other_us * 1e6 / (double)b_on->span_us -
+			 (double)b_off->other_us * 1e6 / (double)b_off->span_us,
+			 budget_us_per_s * budget_us_per_s);
+}
+
+double jt_throughput_z(const struct jt_side *on, double margin)
+{
+	return jt_pair_stat_z(&on->tput, margin);
+}
+
+bool jt_cost_paid(const struct jt_side *on, const struct jt_side *off)
+{
+	double mon = jt_side_commit_mean_us(on), moff = jt_side_commit_mean_us(off);
+	double added, relief = jt_side_measured_rate(on);
+
+	if (relief <= 0.0 || mon <= 0.0 || moff <= 0.0 || !on->span_us)
+		return false;
+	if (log(mon / moff) > JT_TRIAL_PAID_RATIO_MAX)
+		return false;
+	/* the commit-wait time per second the change adds at the on side's rate of fsyncs */
+	added = (mon - moff) * (double)on->commit_waits * 1e6 / (double)on->span_us;
+	return added <= JT_TRIAL_PAID_SHARE * relief;
+}
+
+bool jt_trial_harm(const struct jt_trial_params *p, const struct jt_side *on,
+		   const struct jt_side *off)
+{
+	if (jt_harm_z(on, off, p->margin, p->history_cv2) > JT_TRIAL_HARM_Z &&
+	    !(p->measured && jt_cost_paid(on, off)))
+		return true;
+	return on->tput.n >= JT_TRIAL_TPUT_HARM_PAIRS && on->tput.above == on->tput.n &&
+	       jt_throughput_z(on, p->margin) > JT_TRIAL_HARM_Z;
+}
+
+/* A pair statistic that holds a keep back: above JT_TRIAL_KEEP_Z, in most pairs. */
+static bool holds_back(const struct jt_pair_stat *ps, double threshold)
+{
+	return ps->above * 2 > ps->n && jt_pair_stat_z(ps, threshold) > JT_TRIAL_KEEP_Z;
+}
+
+/*
+ * Whether a keep waits: fewer fsyncs complete, or the change adds waits of
+ * the other kinds beyond the budget and beyond JT_TRIAL_OTHER_SHARE of
+ * @relief (us/s) - it moves the stall to another wait - pair by pair, at
+ * the keep level.  The trial goes on (to a harm verdict, or inconclusive
+ * at its cap): a verdict at the keep level at every look ended 8 % of the
+ * trials of a helpful change in the seeded simulation.
+ */
+static bool keep_held(const struct jt_trial_params *p, const struct jt_side *on, double relief)
+{
+	double thr = JT_TRIAL_OTHER_SHARE * relief;
+
+	if (thr < p->relief_min_us_per_s)
+		thr = p->relief_min_us_per_s;
+	return holds_back(&on->tput, p->margin) || holds_back(&on->other, thr);
+}
+
+/* The per-wait cost is beyond the margin at the keep level (unless @paid). */
+static bool costly(const struct jt_trial_params *p, const struct jt_side *on,
+		   const struct jt_side *off, bool paid)
+{
+	double cost, se;
+
+	return !paid && cost_log_ratio(on, off, p->history_cv2, &cost, &se) &&
+	       (cost - p->margin) / se > JT_TRIAL_KEEP_Z;
+}
+
+/* jt_trial_judge() for a knob whose relief the kernel measures, once the pairs are enough. */
+static enum jt_verdict judge_measured(const struct jt_trial_params *p, const struct jt_side *on,
+				      const struct jt_side *off, unsigned int pairs, bool recheck)
+{
+	double measured = jt_side_measured_rate(on), cost = 0.0, se = 1.0;
+	bool has_cost = cost_log_ratio(on, off, p->history_cv2, &cost, &se);
+	bool paid = jt_cost_paid(on, off);
+
+	/* a kept change stays while it still spares half the budget or more */
+	if (recheck)
+		return measured * 2.0 >= p->relief_min_us_per_s ? JT_VERDICT_KEEP :
+								  JT_VERDICT_RELIEF_GONE;
+	if (costly(p, on, off, paid))
+		return JT_VERDICT_COSTLY;
+	if (measured >= p->relief_min_us_per_s && (!has_cost || paid || cost <= p->margin) &&
+	    !keep_held(p, on, measured))
+		return JT_VERDICT_KEEP;
+	/* the on blocks still wait half as much or more, and little was spared */
+	if (off->relief_waits && measured < p->relief_min_us_per_s &&
+	    jt_side_relief_rate(on) * 2.0 >= jt_side_relief_rate(off))
+		return JT_VERDICT_NO_RELIEF;
+	return pairs >= p->max_pairs ? JT_VERDICT_INCONCLUSIVE : JT_VERDICT_CONTINUE;
+}
+
 double jt_trial_min_p(const struct jt_side *on, const struct jt_side *off)
 {
 	uint64_t n = on->relief_events + off->relief_events;
@@ -242,10 +399,12 @@ enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_
 {
 	double relief, cost, se;
 
-	if (jt_harm_z(on, off, p->margin, p->history_cv2) > JT_TRIAL_HARM_Z)
+	if (jt_trial_harm(p, on, off))
 		return JT_VERDICT_HARM;
 	if (!pair_done || pairs < p->min_pairs)
 		return JT_VERDICT_CONTINUE;
+	if (p->measured)
+		return judge_measured(p, on, off, pairs, recheck);
 	relief = jt_side_relief_rate(off) - jt_side_relief_rate(on);
 	if (recheck)
 		return relief <= 0.0 ? JT_VERDICT_RELIEF_GONE : JT_VERDICT_KEEP;
@@ -254,8 +413,7 @@ enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_
 	 * kept: stop (the old value is the safe side, so this needs less
 	 * certainty than a harm verdict)
 	 */
-	if (cost_log_ratio(on, off, p->history_cv2, &cost, &se) &&
-	    (cost - p->margin) / se > JT_TRIAL_KEEP_Z)
+	if (costly(p, on, off, false))
 		return JT_VERDICT_COSTLY;
 	/*
 	 * neither side has seen the wait the trial was started for (the
@@ -273,7 +431,8 @@ enum jt_verdict jt_trial_judge(const struct jt_trial_params *p, const struct jt_
 	if (relief >= p->relief_min_us_per_s &&
 	    jt_trial_relief_p(on, off) < jt_trial_relief_alpha(p, pairs) &&
 	    (!cost_log_ratio(on, off, p->history_cv2, &cost, &se) ||
-	     (cost <= p->margin && (cost - p->margin) / se <= JT_TRIAL_KEEP_Z)))
+	     (cost <= p->margin && (cost - p->margin) / se <= JT_TRIAL_KEEP_Z)) &&
+	    !keep_held(p, on, relief))
 		return JT_VERDICT_KEEP;
 	return pairs >= p->max_pairs ? JT_VERDICT_INCONCLUSIVE : JT_VERDICT_CONTINUE;
 }

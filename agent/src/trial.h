@@ -14,6 +14,18 @@
 #include "sample.h"
 
 /*
+ * A statistic taken once per pair (its on block against its own off
+ * block): the pairs' mean and spread, so that a load that drifts or
+ * bursts between pairs widens the error instead of faking an effect.
+ */
+struct jt_pair_stat {
+	uint64_t n;		/* pairs */
+	uint64_t above;		/* pairs whose difference is above 0 (the harmful direction) */
+	double sum, sum2;	/* of the per-pair differences */
+	double floor_var;	/* sum of each pair's least variance (counting noise) */
+};
+
+/*
  * Figures of one side of a trial (the knob at the value on trial, "on", or
  * at the value before it, "off"), summed over that side's blocks; each
  * block's figures are counter and histogram deltas.
@@ -29,6 +41,21 @@ struct jt_side {
 	uint64_t commits;		/* transactions committed */
 	uint64_t commit_us;		/* their total commit time */
 	uint64_t censored;		/* on-blocks without a commit wait counted as one block-long wait */
+	uint64_t other_us;		/* waits of the other kinds (shadow, space, locked but the relief's) */
+	/*
+	 * On the on side of a knob whose relief the kernel measures
+	 * (jt_trial_params.measured): the waits the knob spared over the
+	 * trial (the counter's delta since the trial began: only the value on
+	 * trial spares any, so all of it is the on side's) and the on blocks'
+	 * whole time, settling included, us
+	 */
+	uint64_t measured_waits, measured_us, measured_span_us;
+	/*
+	 * On the on side only, per whole pair: ln(fsyncs per second off / on)
+	 * (tput) and the other kinds' wait time per second, on minus off, us/s
+	 * (other)
+	 */
+	struct jt_pair_stat tput, other;
 	uint64_t hist[JT_HIST_BUCKETS];	/* commit-wait latency histogram */
 	/*
 	 * On the on side only: pairs whose on block had less relief-wait
@@ -44,6 +71,7 @@ struct jt_block {
 	uint64_t relief_waits, relief_us;
 	uint64_t commit_waits, commit_wait_us;
 	uint64_t commits, commit_us;
+	uint64_t other_us;		/* waits of the other kinds, us */
 	uint64_t hist[JT_HIST_BUCKETS];	/* commit-wait histogram delta */
 };
 
@@ -65,6 +93,13 @@ struct jt_trial_params {
 	 * few: the harm and cost tests' dispersion is at least this
 	 */
 	double history_cv2;
+	/*
+	 * The kernel measures what the knob spares (force copy:
+	 * shadow_waits_avoided; lock delay: locked_waits_avoided): relief is
+	 * read from the on side's measured_* alone, never inferred from the
+	 * off blocks (agent-policy.md, "Measured relief")
+	 */
+	bool measured;
 };
 
 /* One-sided level of the relief test at each look (after each pair). */
@@ -90,6 +125,23 @@ struct jt_trial_params {
 #define JT_TRIAL_CV_MIN		0.5
 /* An on-block without a commit wait is censored when the off side would expect this many. */
 #define JT_TRIAL_CENSOR_EXPECTED	3.0
+/*
+ * Measured relief: the most a change may raise the mean commit wait when
+ * the relief it measurably brings pays for it (ln 2: at most twice as long
+ * per fsync), and the share of the relief the added commit-wait time per
+ * second may take (half).  Beyond either, the per-wait margin alone
+ * decides, as without measurement.
+ */
+#define JT_TRIAL_PAID_RATIO_MAX		0.6931471805599453
+#define JT_TRIAL_PAID_SHARE		0.5
+/*
+ * Waits of the other kinds (not the relief's, not commit waits) a kept
+ * change may add, as a share of the relief: a change that moves the
+ * stall to another wait is not relief.
+ */
+#define JT_TRIAL_OTHER_SHARE		0.5
+/* Pairs before fewer fsyncs can be a harm verdict (before: only "costly" at a keep). */
+#define JT_TRIAL_TPUT_HARM_PAIRS	3
 
 enum jt_verdict {
 	JT_VERDICT_CONTINUE,	/* not decided yet: next block */
@@ -219,6 +271,73 @@ double jt_harm_z(const struct jt_side *on, const struct jt_side *off, double mar
  * 0 when fewer than two.  Pure; @h is JT_HIST_BUCKETS counts.
  */
 double jt_hist_cv2(const uint64_t h[JT_HIST_BUCKETS], double *n);
+
+/*
+ * jt_side_measured_rate - the relief the kernel measured on side @sd, us of
+ * spared waits per second of the on blocks' whole time; 0 without any.
+ */
+double jt_side_measured_rate(const struct jt_side *sd);
+
+/*
+ * jt_pair_stat_add - one pair's difference @d, whose counting noise alone
+ * has variance @floor_var, into @ps.
+ */
+void jt_pair_stat_add(struct jt_pair_stat *ps, double d, double floor_var);
+
+/*
+ * jt_pair_stat_z - (mean difference - @threshold) / se over the pairs of
+ * @ps, se from the pairs' own spread but at least their counting noise
+ * (floor_var); -inf without a pair.
+ */
+double jt_pair_stat_z(const struct jt_pair_stat *ps, double threshold);
+
+/*
+ * jt_pair_tput - the pair statistic of "fewer fsyncs complete with the
+ * change": ln((off commit waits + 0.5) / off span) - ln((on + 0.5) / on
+ * span) of one pair's blocks, with its counting variance from the
+ * effective counts (per block min(commit waits, commits), at least 1:
+ * the waiters of one commit finish together).  Added to the on side's
+ * tput by the policy at the end of each pair.
+ */
+void jt_pair_tput(struct jt_side *on, const struct jt_block *b_on, const struct jt_block *b_off);
+
+/*
+ * jt_pair_other - the pair statistic of "the change moves the stall to
+ * another wait": the other kinds' wait time per second of the on block
+ * minus the off block's, us/s, into the on side's other (counting noise
+ * taken as one budget, @budget_us_per_s, per pair).
+ */
+void jt_pair_other(struct jt_side *on, const struct jt_block *b_on, const struct jt_block *b_off,
+		   double budget_us_per_s);
+
+/*
+ * jt_throughput_z - the test of "fewer fsyncs complete with the change":
+ * jt_pair_stat_z() of @on's tput against @margin.  -inf before the first
+ * whole pair.  A keep waits while it is above JT_TRIAL_KEEP_Z in most
+ * pairs; harm when above JT_TRIAL_HARM_Z with every pair of at least
+ * JT_TRIAL_TPUT_HARM_PAIRS showing fewer (a pair or two of a drifting
+ * load can look like anything).
+ */
+double jt_throughput_z(const struct jt_side *on, double margin);
+
+/*
+ * jt_cost_paid - whether the measured relief of @on pays for its per-wait
+ * cost: the mean commit wait at most JT_TRIAL_PAID_RATIO_MAX longer (ln),
+ * and the commit-wait time per second it adds at most JT_TRIAL_PAID_SHARE
+ * of the measured relief.  False without measured relief or commit waits.
+ */
+bool jt_cost_paid(const struct jt_side *on, const struct jt_side *off);
+
+/*
+ * jt_trial_harm - the sequential harm test checked at every sample of an
+ * on block: the per-wait cost evidently beyond the margin (jt_harm_z() >
+ * JT_TRIAL_HARM_Z) unless the measured relief pays for it (@p->measured
+ * and jt_cost_paid()), or evidently fewer fsyncs completing
+ * (jt_throughput_z() > JT_TRIAL_HARM_Z after JT_TRIAL_TPUT_HARM_PAIRS
+ * pairs, every one of them with fewer).
+ */
+bool jt_trial_harm(const struct jt_trial_params *p, const struct jt_side *on,
+		   const struct jt_side *off);
 
 /* Sum @a and @b into @out (for off + pre: the off side's commit rate). */
 void jt_side_sum(const struct jt_side *a, const struct jt_side *b, struct jt_side *out);

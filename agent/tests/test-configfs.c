@@ -77,6 +77,8 @@ static void make_journal(const char *name)
 	static const char *const files[] = {
 		"commit_waits", "commit_wait_us", "commit_wait_max_us",
 		"commits", "commit_time_us", "commit_time_max_us",
+		"shadow_waits_avoided", "shadow_wait_avoided_us",
+		"locked_waits_avoided", "locked_wait_avoided_us",
 	};
 	size_t i;
 
@@ -209,7 +211,11 @@ static void test_read_skips_unchanged(void **state)
 	put("vdc-1", "commit_time_hist", "0 0 0 7 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
 	put("vdc-1", "reclaim_watermark_max_pct", "70\n");
 	put("vdc-1", "logged_blocks", "300\n");
+	put("vdc-1", "shadow_waits_avoided", "4\n");
+	put("vdc-1", "shadow_wait_avoided_us", "2000000\n");
 	assert_int_equal(jt_configfs_read(root, "vdc-1", &s0, &s1), 0);
+	assert_true(s0.has_avoided);
+	assert_true(s1.has_avoided && s1.shadow_avoided == 0);	/* force_copy 0 then and now */
 	assert_true(s1.free_blocks == 77);			/* always read */
 	assert_true(s1.wait[JT_WAIT_SHADOW].wait_us == 0);	/* count unchanged */
 	assert_true(s1.wait[JT_WAIT_SHADOW].hist[1] == 0);
@@ -237,6 +243,8 @@ static void test_read_skips_unchanged(void **state)
 	assert_true(s2.wait[JT_WAIT_COMMIT_DURATION].hist[3] == 7);
 	assert_true(s2.reclaim_watermark_max_pct == 70);	/* max tx changed: read again */
 	assert_true(s2.logged_blocks == 300);			/* commits moved: read again */
+	assert_true(s2.shadow_avoided == 4 && s2.shadow_avoided_us == 2000000);	/* force_copy 1 */
+	assert_true(s2.locked_avoided == 0);			/* lock delay 0 then and now */
 
 	/* the group set up again under the same name: nothing is taken from @prev */
 	make_journal("vdc-1.new");

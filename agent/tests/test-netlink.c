@@ -67,6 +67,10 @@ static void add_commit_attrs(struct nl_msg *msg)
 	assert_int_equal(nla_put_u8(msg, JBD2TUNE_ATTR_RECLAIM_WATERMARK_MAX_PCT, 67), 0);
 	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_LOGGED_BLOCKS, 175135), 0);
 	assert_int_equal(nla_put_u32(msg, JBD2TUNE_ATTR_LOCK_DELAY_MAX_MS, 5000), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_SHADOW_WAITS_AVOIDED, 12), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_SHADOW_WAIT_AVOIDED_US, 4500000), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_LOCKED_WAITS_AVOIDED, 30), 0);
+	assert_int_equal(nla_put_u64(msg, JBD2TUNE_ATTR_LOCKED_WAIT_AVOIDED_US, 900000), 0);
 }
 
 static void test_full_record(void **state)
@@ -95,6 +99,7 @@ static void test_full_record(void **state)
 	assert_false(s.has_reclaim_limits);
 	assert_false(s.has_logged_blocks);
 	assert_false(s.has_lock_delay);
+	assert_false(s.has_avoided);
 	assert_true(s.knob[JT_KNOB_LOCK_DELAY] == 0);
 	assert_true(s.wait[JT_WAIT_COMMIT].waits == 0 && s.reclaim_watermark_max_pct == 0);
 	assert_true(s.logged_blocks == 0);
@@ -123,6 +128,8 @@ static void test_commit_record(void **state)
 	assert_true(s.reclaim_watermark_min_pct == 34 && s.reclaim_watermark_max_pct == 67);
 	assert_true(s.has_logged_blocks && s.logged_blocks == 175135);
 	assert_true(s.has_lock_delay && s.knob[JT_KNOB_LOCK_DELAY] == 5000);
+	assert_true(s.has_avoided && s.shadow_avoided == 12 && s.shadow_avoided_us == 4500000);
+	assert_true(s.locked_avoided == 30 && s.locked_avoided_us == 900000);
 	/* the older kinds are untouched by the new ones */
 	assert_true(s.wait[JT_WAIT_SHADOW].waits == 7 && s.wait[JT_WAIT_SHADOW].hist[15] == 7);
 	nlmsg_free(msg);
