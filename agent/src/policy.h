@@ -127,6 +127,9 @@ struct jt_knob_state {
 	 * trial_min_pairs is re-checked after JT_EARLY_RECHECK_US.
 	 */
 	uint64_t recheck_in_us;
+	/* the kernel's count of spared waits when the change was kept (measured relief) */
+	bool kept_measured;
+	uint64_t kept_avoided_waits, kept_avoided_us;
 	/*
 	 * A trial of this knob was cut short (a reload that changed its
 	 * policy, SetMode, a refused write, statistics that cannot be read, a
@@ -166,6 +169,7 @@ struct jt_trial_run {
 	uint64_t started_us;
 	uint64_t block_start_us;
 	uint64_t block_us;	/* length of each block's counted part */
+	uint64_t cur_block_us;	/* ... of the current block (measured relief: on blocks 2 x block_us) */
 	uint64_t settle_us;	/* the block's first settle_us do not count ... */
 	bool settling;		/* ... and have not passed yet */
 	/*
@@ -202,6 +206,8 @@ struct jt_trial_run {
 	 * blocks that ended, settling included
 	 */
 	bool measured;
+	bool confirm;		/* a re-check of an early keep: it may run to the trial's cap */
+	bool suspect;		/* harm suspected in an on block: the next block is off and confirms it */
 	uint64_t measured_base_waits, measured_base_us;
 	uint64_t on_wall_us;
 	/*

@@ -95,11 +95,18 @@ struct jt_trial_params {
 	double history_cv2;
 	/*
 	 * The kernel measures what the knob spares (force copy:
-	 * shadow_waits_avoided; lock delay: locked_waits_avoided): relief is
-	 * read from the on side's measured_* alone, never inferred from the
-	 * off blocks (agent-policy.md, "Measured relief")
+	 * shadow_waits_avoided): relief is read from the on side's measured_*
+	 * alone, never inferred from the off blocks (agent-policy.md,
+	 * "Measured relief")
 	 */
 	bool measured;
+	/* the trial_min_pairs of the policy: a keep before them is an early keep */
+	unsigned int full_pairs;
+	/*
+	 * a re-check of an early keep: what holds a keep back makes it go on
+	 * (to max_pairs, then inconclusive) instead of keeping
+	 */
+	bool confirm;
 };
 
 /* One-sided level of the relief test at each look (after each pair). */
@@ -140,6 +147,20 @@ struct jt_trial_params {
  * stall to another wait is not relief.
  */
 #define JT_TRIAL_OTHER_SHARE		0.5
+/*
+ * A kept change's re-check takes it back for fewer fsyncs (or other waits
+ * added) at this z (one-sided 1 %), not at the keep level: it was kept on
+ * evidence, and at 10 % a re-check under a drifting load took back one
+ * helpful change in ten.
+ */
+#define JT_TRIAL_TAKE_BACK_Z		2.33
+/*
+ * A keep needs the fsyncs per second shown at most this much fewer (ln 1.5:
+ * a third fewer) at the keep level: a per-wait margin of 15 % is too
+ * narrow for counts of a few dozen a block, and "not shown fewer" let a
+ * change that halves them be kept.
+ */
+#define JT_TRIAL_TPUT_EQ		0.4054651081081644
 /* Pairs before fewer fsyncs can be a harm verdict (before: only "costly" at a keep). */
 #define JT_TRIAL_TPUT_HARM_PAIRS	3
 
@@ -322,11 +343,13 @@ double jt_throughput_z(const struct jt_side *on, double margin);
 
 /*
  * jt_cost_paid - whether the measured relief of @on pays for its per-wait
- * cost: the mean commit wait at most JT_TRIAL_PAID_RATIO_MAX longer (ln),
- * and the commit-wait time per second it adds at most JT_TRIAL_PAID_SHARE
- * of the measured relief.  False without measured relief or commit waits.
+ * cost, at the keep level (the cost's upper bound, ln ratio + JT_TRIAL_KEEP_Z
+ * se, with the squared CV at least @cv2_floor): the mean commit wait at
+ * most JT_TRIAL_PAID_RATIO_MAX longer (ln), and the commit-wait time per
+ * second it adds at most JT_TRIAL_PAID_SHARE of the measured relief.
+ * False without measured relief or commit waits on both sides.
  */
-bool jt_cost_paid(const struct jt_side *on, const struct jt_side *off);
+bool jt_cost_paid(const struct jt_side *on, const struct jt_side *off, double cv2_floor);
 
 /*
  * jt_trial_harm - the sequential harm test checked at every sample of an

@@ -99,6 +99,17 @@ static inline void sim_wait(struct sim *m, enum jt_wait_kind kind, double us)
 		w->wait_max_us = u;
 }
 
+/*
+ * A shadow wait of @us that force copy spared: the kernel's
+ * shadow_waits_avoided and shadow_wait_avoided_us (a sample with
+ * has_avoided set).
+ */
+static inline void sim_avoided(struct sim *m, double us)
+{
+	m->s.shadow_avoided++;
+	m->s.shadow_avoided_us += us < 1.0 ? 1 : (uint64_t)us;
+}
+
 /* @n waits of @us each. */
 static inline void sim_waits(struct sim *m, enum jt_wait_kind kind, unsigned int n, double us)
 {

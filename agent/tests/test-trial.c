@@ -904,7 +904,8 @@ static void seq_runs(const char *name, void (*load)(struct sim *m), unsigned int
 		jt_journal_state_init(&st);
 		jt_policy_seed(&st, seed);
 		run(&m, &st, &jp, secs, load);
-		r->kept_end += m.s.knob[JT_KNOB_FORCE_COPY] == 1;
+		/* kept: on, or in a re-check's off block at the end */
+		r->kept_end += m.s.knob[JT_KNOB_FORCE_COPY] == 1 || st.knob[JT_KNOB_FORCE_COPY].kept;
 		r->harms += m.harms;
 		r->trials += m.trials;
 		r->on_s += m.on_s[JT_KNOB_FORCE_COPY];
@@ -956,8 +957,14 @@ static void test_seq_u(void **state)
 	(void)state;
 	seq_runs("U", load_u, 1800, &r);
 	assert_true(r.harms <= 12);
-	assert_int_equal(r.kept_end, SEQ_T_SEEDS);
-	assert_true(r.on_s > 0.85 * 1800.0 * SEQ_T_SEEDS);
+	/*
+	 * since harm is confirmed by the off block after the on block that
+	 * raised it (agent-policy.md, "The verdict"): 8 of 58 trials ended
+	 * in harm, force copy on 85.0 % of the time, 38 runs of 40 kept at
+	 * the end (the other two in a back-off)
+	 */
+	assert_true(r.kept_end >= SEQ_T_SEEDS - 2);
+	assert_true(r.on_s > 0.84 * 1800.0 * SEQ_T_SEEDS);
 }
 
 /*
