@@ -144,6 +144,25 @@ struct jbd2tune_shadow_avoided {
 	tid_t tid;
 };
 
+/*
+ * Tasks a journal times avoided locked waits for in one lock delay: a
+ * stock task sleeps once on T_LOCKED per commit, so this is the number of
+ * tasks that would have slept on one lock at the same time.  Beyond it
+ * their joins are counted, not timed (locked_waits_avoided_untimed).
+ */
+#define JBD2TUNE_LOCKED_AVOIDED_SLOTS	64
+
+/**
+ * struct jbd2tune_locked_avoided - one task's avoided locked wait
+ * @task: the task that joined during the delay; compared, never
+ *	dereferenced
+ * @start_ns: CLOCK_MONOTONIC of its first join during the delay
+ */
+struct jbd2tune_locked_avoided {
+	const struct task_struct *task;
+	u64 start_ns;
+};
+
 /* Bits of jbd2tune_journal.flags */
 #define JBD2TUNE_RECLAIM_QUEUED		0	/* reclaim_work queued or running */
 #define JBD2TUNE_RECLAIM_STOPPED	1	/* journal aborted or going away */
@@ -237,15 +256,21 @@ struct jbd2tune_cfs;
  * @lock_delay_max_ms: 0 (lock at once, as stock) or
  *	1..JBD2TUNE_LOCK_DELAY_MS_MAX, see jbd2tune_lock_delay();
  *	READ_ONCE/WRITE_ONCE
- * @lock_avoid_open: a lock delay is waiting and handles joining now count
- *	as avoided locked waits (changed under the write side of
+ * @lock_avoid_open: a lock delay is waiting and tasks joining now count
+ *	avoided locked waits (changed under the write side of
  *	j_state_lock, read under its read side)
- * @lock_avoid_from_ns: CLOCK_MONOTONIC when that delay began
- * @lock_avoid_joins: handles that joined during it
- * @lock_avoid_sum_ns: sum of their start times, ns after @lock_avoid_from_ns
- * @locked_waits_avoided: handles that joined during a lock delay
+ * @la_lock: protects @la_used and @la_slots against other joining
+ *	handles (taken under the read side of j_state_lock; the delay's end
+ *	holds the write side)
+ * @la_used: slots of @la_slots used in the current delay
+ * @la_slots: the tasks that joined during the current delay, each with
+ *	its first join (jbd2tune_lock_delay.c)
+ * @locked_waits_avoided: tasks that joined during a lock delay, one per
+ *	task and delay
  * @locked_wait_avoided_us: sum over them of the delay's end minus their
- *	start, microseconds
+ *	first join, microseconds
+ * @locked_waits_avoided_untimed: of @locked_waits_avoided, the joins not
+ *	timed, all slots being in use (one per join, not per task)
  * @sa_lock: protects @sa_slots (irq-safe: log write completions take it)
  * @sa_open: used slots of @sa_slots
  * @sa_slots: open avoided shadow waits (jbd2tune_shadow_avoided.c)
@@ -290,11 +315,12 @@ struct jbd2tune_journal {
 	unsigned long lock_delay_from;
 	int lock_delay_max_ms;
 	bool lock_avoid_open;
-	u64 lock_avoid_from_ns;
-	atomic_t lock_avoid_joins;
-	atomic64_t lock_avoid_sum_ns;
+	spinlock_t la_lock;	/* la_used, la_slots */
+	unsigned int la_used;
+	struct jbd2tune_locked_avoided la_slots[JBD2TUNE_LOCKED_AVOIDED_SLOTS];
 	atomic64_t locked_waits_avoided;
 	atomic64_t locked_wait_avoided_us;
+	atomic64_t locked_waits_avoided_untimed;
 	spinlock_t sa_lock;	/* sa_slots */
 	atomic_t sa_open;
 	struct jbd2tune_shadow_avoided sa_slots[JBD2TUNE_SHADOW_AVOIDED_SLOTS];
@@ -340,6 +366,7 @@ struct jbd2tune_wait_snapshot {
  * @shadow_waits_avoided_untimed: counter
  * @locked_waits_avoided: counter
  * @locked_wait_avoided_us: counter, microseconds
+ * @locked_waits_avoided_untimed: counter
  */
 struct jbd2tune_snapshot {
 	char name[JBD2TUNE_NAME_MAX];
@@ -365,6 +392,7 @@ struct jbd2tune_snapshot {
 	u64 shadow_waits_avoided_untimed;
 	u64 locked_waits_avoided;
 	u64 locked_wait_avoided_us;
+	u64 locked_waits_avoided_untimed;
 };
 
 /**
@@ -438,8 +466,9 @@ unsigned int jbd2tune_lock_delay_max_ms_default(void);
  * @JBD2TUNE_FIG_SHADOW_WAIT_AVOIDED_US: their timed total, us
  * @JBD2TUNE_FIG_SHADOW_WAIT_AVOIDED_MAX_US: the longest of them, us
  * @JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED_UNTIMED: those not timed
- * @JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED: handles that joined during a delay
+ * @JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED: tasks that joined during a delay
  * @JBD2TUNE_FIG_LOCKED_WAIT_AVOIDED_US: the locked waits they avoided, us
+ * @JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED_UNTIMED: joins counted, not timed
  */
 enum jbd2tune_figure {
 	JBD2TUNE_FIG_LOG_BLOCKS,
@@ -483,6 +512,7 @@ enum jbd2tune_figure {
 	JBD2TUNE_FIG_SHADOW_WAITS_AVOIDED_UNTIMED,
 	JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED,
 	JBD2TUNE_FIG_LOCKED_WAIT_AVOIDED_US,
+	JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED_UNTIMED,
 };
 
 /* jbd2tune_stats.c */

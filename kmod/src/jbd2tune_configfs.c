@@ -282,6 +282,8 @@ JBD2TUNE_FIGURE_ATTR(locked_waits_avoided,
 		     JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED);
 JBD2TUNE_FIGURE_ATTR(locked_wait_avoided_us,
 		     JBD2TUNE_FIG_LOCKED_WAIT_AVOIDED_US);
+JBD2TUNE_FIGURE_ATTR(locked_waits_avoided_untimed,
+		     JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED_UNTIMED);
 
 static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_force_copy,
@@ -337,6 +339,7 @@ static struct configfs_attribute *jbd2tune_cfs_attrs[] = {
 	&jbd2tune_cfs_attr_shadow_waits_avoided_untimed,
 	&jbd2tune_cfs_attr_locked_waits_avoided,
 	&jbd2tune_cfs_attr_locked_wait_avoided_us,
+	&jbd2tune_cfs_attr_locked_waits_avoided_untimed,
 	NULL,
 };
 

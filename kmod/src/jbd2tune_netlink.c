@@ -164,7 +164,9 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_LOCKED_WAITS_AVOIDED,
 				s->locked_waits_avoided) ||
 	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_LOCKED_WAIT_AVOIDED_US,
-				s->locked_wait_avoided_us))
+				s->locked_wait_avoided_us) ||
+	    jbd2tune_nl_put_u64(skb, JBD2TUNE_ATTR_LOCKED_WAITS_AVOIDED_UNTIMED,
+				s->locked_waits_avoided_untimed))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -172,7 +174,7 @@ static int jbd2tune_nl_put_snapshot(struct sk_buff *skb,
 /* Size of a message from jbd2tune_nl_fill(), event attributes included. */
 static size_t jbd2tune_nl_msg_size(void)
 {
-	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 5 + 3 + 4 + 3;
+	size_t u64_attrs = 3 + 3 * JBD2TUNE_NR_WAITS + 5 + 3 + 4 + 4;
 
 	return nla_total_size(JBD2TUNE_NAME_MAX) +	/* name */
 	       2 * nla_total_size(sizeof(u8)) +		/* knobs */

@@ -208,6 +208,8 @@ u64 jbd2tune_figure(struct jbd2tune_journal *jt, enum jbd2tune_figure fig)
 		return atomic64_read(&jt->locked_waits_avoided);
 	case JBD2TUNE_FIG_LOCKED_WAIT_AVOIDED_US:
 		return atomic64_read(&jt->locked_wait_avoided_us);
+	case JBD2TUNE_FIG_LOCKED_WAITS_AVOIDED_UNTIMED:
+		return atomic64_read(&jt->locked_waits_avoided_untimed);
 	case JBD2TUNE_FIG_COPYOUTS_FORCED_FAILED:
 		return atomic64_read(&jt->copyouts_forced_failed);
 	case JBD2TUNE_FIG_FORCE_COPY_BYTES:
@@ -296,4 +298,6 @@ void jbd2tune_snapshot(struct jbd2tune_journal *jt,
 		atomic64_read(&jt->shadow_waits_avoided_untimed);
 	snap->locked_waits_avoided = atomic64_read(&jt->locked_waits_avoided);
 	snap->locked_wait_avoided_us = atomic64_read(&jt->locked_wait_avoided_us);
+	snap->locked_waits_avoided_untimed =
+		atomic64_read(&jt->locked_waits_avoided_untimed);
 }

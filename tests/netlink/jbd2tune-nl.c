@@ -115,6 +115,7 @@ static const struct field u64_fields[] = {
 	{ JBD2TUNE_ATTR_SHADOW_WAITS_AVOIDED_UNTIMED, "shadow_waits_avoided_untimed" },
 	{ JBD2TUNE_ATTR_LOCKED_WAITS_AVOIDED, "locked_waits_avoided" },
 	{ JBD2TUNE_ATTR_LOCKED_WAIT_AVOIDED_US, "locked_wait_avoided_us" },
+	{ JBD2TUNE_ATTR_LOCKED_WAITS_AVOIDED_UNTIMED, "locked_waits_avoided_untimed" },
 };
 
 static const struct field hist_fields[] = {
