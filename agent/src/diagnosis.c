@@ -38,18 +38,27 @@ enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_
 	double r[JT_CAUSES] = { 0.0 };
 	enum jt_cause c = JT_CAUSE_NONE;
 	bool behind_commit = false;
+	double spared = 0.0;
 	unsigned int i;
-	char figs[160];
+	char figs[200];
 
-	/* the candidates; space_reclaim_on is space's, told apart below */
+	/*
+	 * the candidates; space_reclaim_on is space's, told apart below.
+	 * Shadow waits force copy spares count as shadow waits: the knob
+	 * that removes them is at work, which is neither "device-bound" nor
+	 * "quiet"
+	 */
+	if (w->span_us && w->shadow_avoided_us)
+		spared = (double)w->shadow_avoided_us * 1e6 / (double)w->span_us;
 	for (i = JT_CAUSE_SHADOW; i <= JT_CAUSE_COMMIT_IO; i++) {
-		r[i] = rate(w, cause_wait[i]);
+		r[i] = rate(w, cause_wait[i]) + (i == JT_CAUSE_SHADOW ? spared : 0.0);
 		if (r[i] > r[c])
 			c = (enum jt_cause)i;
 	}
 	snprintf(figs, sizeof(figs),
-		 "commit waits %.1f ms/s, shadow %.1f, space %.1f, locked %.1f ms/s over %.0f s",
+		 "commit waits %.1f ms/s, shadow %.1f%s, space %.1f, locked %.1f ms/s over %.0f s",
 		 r[JT_CAUSE_COMMIT_IO] / 1000.0, r[JT_CAUSE_SHADOW] / 1000.0,
+		 spared > 0.0 ? " (spared by force copy but what remains)" : "",
 		 r[JT_CAUSE_SPACE] / 1000.0, r[JT_CAUSE_LOCKED] / 1000.0, (double)w->span_us / 1e6);
 	if (c != JT_CAUSE_NONE && r[c] < budget_us_per_s)
 		c = JT_CAUSE_NONE;
@@ -92,8 +101,14 @@ enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_
 		snprintf(text, len, "quiet: no wait costs the budget (%s)", figs);
 		break;
 	case JT_CAUSE_SHADOW:
-		snprintf(text, len, "shadow waits hold most of the waited time (%s): force_copy is the knob",
-			 figs);
+		if (spared * 2.0 >= r[JT_CAUSE_SHADOW])
+			snprintf(text, len,
+				 "shadow waits hold most of the waited time (%s): force_copy is the knob, and it is on: it spares %.1f ms/s of them",
+				 figs, spared / 1000.0);
+		else
+			snprintf(text, len,
+				 "shadow waits hold most of the waited time (%s): force_copy is the knob",
+				 figs);
 		break;
 	case JT_CAUSE_SPACE:
 		snprintf(text, len,

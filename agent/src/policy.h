@@ -154,6 +154,7 @@ struct jt_slot {
 	uint64_t wait_us[JT_WAIT_KINDS];
 	uint64_t wait_max_us[JT_WAIT_KINDS];
 	uint64_t hist[JT_WINDOW_HIST_KINDS][JT_HIST_BUCKETS];
+	uint64_t shadow_avoided_us;	/* shadow waits force copy spared, us */
 };
 
 /* The trial in progress on a journal (one at a time). */
@@ -275,6 +276,7 @@ struct jt_window_stats {
 	uint64_t span_us;	/* time between baseline and the sample */
 	bool full;		/* span >= the requested span */
 	struct jt_wait_window wait[JT_WAIT_KINDS];
+	uint64_t shadow_avoided_us;	/* shadow waits force copy spared in the span, us */
 };
 
 enum jt_decision_kind {

@@ -95,9 +95,9 @@ struct jt_trial_params {
 	double history_cv2;
 	/*
 	 * The kernel measures what the knob spares (force copy:
-	 * shadow_waits_avoided): relief is read from the on side's measured_*
-	 * alone, never inferred from the off blocks (agent-policy.md,
-	 * "Measured relief")
+	 * shadow_waits_avoided; lock delay: locked_waits_avoided): relief is
+	 * read from the on side's measured_* alone, never inferred from the
+	 * off blocks (agent-policy.md, "Measured relief")
 	 */
 	bool measured;
 	/* the trial_min_pairs of the policy: a keep before them is an early keep */

@@ -91,6 +91,28 @@ fake_journal() {
 	echo 0 > "$d/lock_delay_max_ms"
 }
 
+# fake_journal_measured ROOT NAME - fake_journal plus the counts of the
+# waits the knobs spared (shadow_waits_avoided, ...): a module that measures
+# force copy's relief
+fake_journal_measured() {
+	local d=$1/$2
+	fake_journal "$1" "$2"
+	echo 0 > "$d/shadow_waits_avoided"
+	echo 0 > "$d/shadow_wait_avoided_us"
+	echo 0 > "$d/locked_waits_avoided"
+	echo 0 > "$d/locked_wait_avoided_us"
+}
+
+# add_avoided DIR COUNT US - COUNT more shadow waits spared, US us in all
+# (the total first, the count last, as the kernel does)
+add_avoided() {
+	local d=$1 n us
+	read -r us < "$d/shadow_wait_avoided_us"
+	put "$d/shadow_wait_avoided_us" $(( us + $3 ))
+	read -r n < "$d/shadow_waits_avoided"
+	put "$d/shadow_waits_avoided" $(( n + $2 ))
+}
+
 # add_commits DIR COMMITS BLOCKS - COMMITS more commits that logged BLOCKS
 # blocks in all (logged_blocks first, the count last, as the kernel does)
 add_commits() {
