@@ -5,7 +5,9 @@
 # with the shipped policy (conf/jbd2-tuned.conf) and no drop-in.
 # Phase 1: jbd2-tuned --dry-run (logs what it would do), measure.
 # Phase 2: jbd2-tuned in auto: it turns force_copy on by itself, measure.
-# Each phase on its own, identically throttled disk.
+# Each phase on its own, identically throttled disk.  The demo fails (exit
+# 1) unless force copy was kept before phase 2's measured minute and the
+# writer's p99.99 is DEMO_GAIN_MIN (10) times lower than in phase 1.
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-disk: 400M,throttling.bps-write=6291456
 # vm-timeout: 600
@@ -47,6 +49,14 @@ if [ -n "$on" ]; then
 else
 	log "the agent has not turned force_copy on during the warm-up"
 fi
+# the gate, part 1: a keep before the measured minute (issue 45)
+kept=$(grep -Em1 ': force_copy 0->1:? kept: ' "$OUT/agent.log" || true)
+gate=
+if [ -n "$kept" ]; then
+	log "kept before the measured minute: ${kept#*: }"
+else
+	gate="force copy was not kept before the measured minute"
+fi
 demo_phase auto
 echo
 echo "busctl --system introspect org.jbd2tune1 $(demo_journal_path):"
@@ -60,3 +70,21 @@ echo
 echo "agent log lines with a decision (phase 1 dry-run, then phase 2):"
 grep -E ': (force_copy|reclaim) [0-9]+->' "$OUT/agent.log" | sed 's/^/    /'
 demo_print_table
+
+# the gate, part 2: the writer's p99.99 at least DEMO_GAIN_MIN (10) times
+# lower in auto than in dry-run; `make demo` fails otherwise
+gain_min=${DEMO_GAIN_MIN:-10}
+dry=$(awk '$1 == "dry-run" { print $6 }' "$OUT/table")
+auto=$(awk '$1 == "auto" { print $6 }' "$OUT/table")
+gain=$(awk -v d="$dry" -v a="$auto" 'BEGIN { if (a > 0) printf "%.1f", d / a; else print 0 }')
+echo
+echo "writer p99.99: dry-run $dry ms, auto $auto ms: ${gain}x lower (the gate: ${gain_min}x)"
+if [ -z "$gate" ] && awk -v g="$gain" -v m="$gain_min" 'BEGIN { exit !(g < m) }'; then
+	gate="the writer's p99.99 is ${gain}x lower in auto, under ${gain_min}x"
+fi
+if [ -n "$gate" ]; then
+	echo "make demo: FAILED: $gate"
+	exit 1
+fi
+echo "make demo: passed: force copy kept before the measured minute, p99.99 ${gain}x lower"
+
