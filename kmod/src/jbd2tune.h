@@ -74,8 +74,10 @@
  * @JBD2TUNE_WAIT_LOCKED: handle start waited for a locked or switching
  *	running transaction
  * @JBD2TUNE_WAIT_COMMIT_WAIT: a task slept in jbd2_log_wait_commit() for a
- *	transaction to be committed (fsync, sync, a sync handle): what the
- *	file system's users feel; jbd2's own checkpointing is not counted here
+ *	transaction to be committed (fsync, sync, a sync handle), or, on a
+ *	file system with fast commits, slept in jbd2_fc_begin_commit() behind
+ *	a commit or made a fast commit itself: what the file system's users
+ *	feel; jbd2's own checkpointing is not counted here
  * @JBD2TUNE_WAIT_COMMIT: one jbd2_journal_commit_transaction(), from its
  *	start to j_commit_sequence being updated (not a task's wait, but
  *	accounted the same way)
@@ -276,6 +278,10 @@ struct jbd2tune_cfs;
  * @sa_slots: open avoided shadow waits (jbd2tune_shadow_avoided.c)
  * @shadow_waits_avoided_untimed: avoided shadow waits not timed, all
  *	slots being in use (also counted in the wait kind's count)
+ * @fast_commit_start_ns: CLOCK_MONOTONIC when the fast commit running now
+ *	began (its task set JBD2_FAST_COMMIT_ONGOING), 0 when none runs;
+ *	written under the write side of j_state_lock by that task only
+ *	(jbd2tune_fast_commit_begin(), jbd2tune_fast_commit_end())
  */
 struct jbd2tune_journal {
 	journal_t journal;
@@ -325,6 +331,7 @@ struct jbd2tune_journal {
 	atomic_t sa_open;
 	struct jbd2tune_shadow_avoided sa_slots[JBD2TUNE_SHADOW_AVOIDED_SLOTS];
 	atomic64_t shadow_waits_avoided_untimed;
+	u64 fast_commit_start_ns;
 };
 
 /**
@@ -601,9 +608,29 @@ void jbd2tune_handle_leaving_slow(journal_t *journal,
 void jbd2tune_lock_delay(journal_t *journal);
 void jbd2tune_lock_delay_done(journal_t *journal);
 
-/* fs/jbd2/journal.c (commit-wait-callers.patch) */
-int jbd2tune_log_wait_commit(journal_t *journal, tid_t tid,
-			     enum jbd2tune_wait_kind kind);
+/* fs/jbd2/journal.c (commit-wait-callers.patch, fc-commit-waits.patch) */
+int jbd2tune_log_wait_commit_from(journal_t *journal, tid_t tid,
+				  enum jbd2tune_wait_kind kind, u64 wait_start);
+int jbd2tune_complete_transaction(journal_t *journal, tid_t tid,
+				  u64 wait_start);
+
+/**
+ * jbd2tune_log_wait_commit() - jbd2_log_wait_commit() accounted as @kind
+ * @journal: the journal
+ * @tid: the transaction to wait for
+ * @kind: JBD2TUNE_WAIT_COMMIT_WAIT for the tasks that want a commit,
+ *	JBD2TUNE_WAIT_CHECKPOINT_COMMIT for jbd2's own checkpointing and
+ *	flushing
+ *
+ * The wait is accounted from the task's first sleep, and only if it slept.
+ *
+ * Return: 0, or -EIO if the journal is aborted.
+ */
+static inline int jbd2tune_log_wait_commit(journal_t *journal, tid_t tid,
+					   enum jbd2tune_wait_kind kind)
+{
+	return jbd2tune_log_wait_commit_from(journal, tid, kind, 0);
+}
 
 /**
  * jbd2tune_wait_begin() - timestamp for jbd2tune_wait_done()
@@ -613,6 +640,40 @@ int jbd2tune_log_wait_commit(journal_t *journal, tid_t tid,
 static inline u64 jbd2tune_wait_begin(void)
 {
 	return ktime_get_ns();
+}
+
+/**
+ * jbd2tune_fast_commit_begin() - a task starts a fast commit
+ * @journal: the journal
+ *
+ * Called by jbd2_fc_begin_commit() under the write side of j_state_lock,
+ * where the task sets JBD2_FAST_COMMIT_ONGOING: it will write the fast
+ * commit blocks itself (ext4_fc_commit()) and end with jbd2_fc_end_commit()
+ * or jbd2_fc_end_commit_fallback().  The flag lets one fast commit run at
+ * a time, so one start time per journal is enough.
+ */
+static inline void jbd2tune_fast_commit_begin(journal_t *journal)
+{
+	jbd2tune_of(journal)->fast_commit_start_ns = jbd2tune_wait_begin();
+}
+
+/**
+ * jbd2tune_fast_commit_end() - the fast commit running now ends
+ * @journal: the journal
+ *
+ * Called by __jbd2_fc_end_commit() under the write side of j_state_lock,
+ * before it clears JBD2_FAST_COMMIT_ONGOING, by the task that began it.
+ *
+ * Return: when it began, for the caller to account its commit wait; 0 if
+ * no start was noted.
+ */
+static inline u64 jbd2tune_fast_commit_end(journal_t *journal)
+{
+	struct jbd2tune_journal *jt = jbd2tune_of(journal);
+	u64 start_ns = jt->fast_commit_start_ns;
+
+	jt->fast_commit_start_ns = 0;
+	return start_ns;
 }
 
 /* jbd2tune_lock_delay.c */

@@ -28,6 +28,19 @@
 #    storm may need no checkpoint write at all (the flusher wrote the
 #    metadata back first): only their flags are checked;
 #  - e2fsck -fn clean.
+# Then fast commits, on the same disk made anew with -O fast_commit: 4
+# tasks append 4 KiB and fsync 100 times each.  Such an fsync sleeps in
+# jbd2_fc_begin_commit() behind a commit or makes a fast commit itself,
+# and rarely reaches jbd2_log_wait_commit().  Asserted: fast commits were
+# made (fc_info: the kernel mounted it with them), commit_waits grew by at
+# least the fast commits plus their fallbacks to a full commit (each is
+# one wait), the traced commit waits (jbd2tune_commit_wait, with stacks)
+# are exactly that growth and include one ending in jbd2_fc_end_commit*()
+# per fast commit (a fallback's may show as jbd2_log_wait_commit's), the
+# histogram sums to the count, e2fsck clean.  Before fc-commit-waits.patch
+# the phase saw 400 fsyncs add 1 commit wait (the one fallback) on both
+# series; after it, 401-403 (the sleeps behind a commit, about 220-250,
+# are the rest: a task may sleep twice in one fsync).
 # Then a storm on a second disk whose writes are throttled to 1 MB/s
 # (commits, and the work's waits for them, take seconds), with a task
 # calling EXT4_IOC_CHECKPOINT (jbd2_journal_flush()) every 1.5 s: the
@@ -196,6 +209,87 @@ assert_eq "checkpoint_commit_wait_hist sums to its count" \
 	"$(jattr "$j" checkpoint_commit_waits)" "$(hist_sum "$j" checkpoint_commit)"
 run_ok umount umount /mnt/a
 fsck_clean /dev/vda
+
+# fast_commit: a fresh file system made with -O fast_commit, FC_WORKERS
+# tasks each appending 4 KiB and fsync'ing FC_FSYNCS times to a file of
+# its own.  ext4's fsync then mostly bypasses jbd2_log_wait_commit(): it
+# sleeps in jbd2_fc_begin_commit() behind a commit, or does a fast commit
+# itself.  Every commit wait is traced with its stack, to tell those apart.
+FC_WORKERS=${KMOD_CW_FC_WORKERS:-4}
+FC_FSYNCS=${KMOD_CW_FC_FSYNCS:-100}
+t_fc=$SECONDS
+j=$(fresh_ext4 /dev/vda /mnt/a -O fast_commit) || exit 1
+dumpe2fs -h /dev/vda 2>/dev/null | grep -q '^Filesystem features:.* fast_commit' ||
+	fail "dumpe2fs -h /dev/vda: no fast_commit feature"
+fcinfo=/proc/fs/ext4/$(basename "$(readlink -f /dev/vda)")/fc_info
+# fast commits need a full commit first (jbd2_fc_begin_commit(): -EINVAL)
+echo > /mnt/a/first && sync
+# fc_counts - "commits ineligible" of fc_info: fast commits done, and
+# fast commits that fell back to a full commit (or could not start)
+fc_counts() {
+	awk '$2 == "commits" { c = $1 } $2 == "ineligible" { i = $1 } END { print c + 0, i + 0 }' "$fcinfo"
+}
+read -r fc0 inel0 <<<"$(fc_counts)"
+cw0=$(jattr "$j" commit_waits)
+echo 0 > $T/tracing_on
+echo > $T/trace
+echo stacktrace > $T/events/jbd2tune/jbd2tune_commit_wait/trigger || fail "stacktrace trigger"
+echo 1 > $T/events/jbd2tune/jbd2tune_commit_wait/enable
+echo 1 > $T/tracing_on
+log "fast_commit: $FC_WORKERS workers x $FC_FSYNCS x (append 4 KiB + fsync)"
+t0=$SECONDS
+python3 - /mnt/a "$FC_WORKERS" "$FC_FSYNCS" <<'PY' || fail "fast_commit fsync load"
+import os, sys
+top, workers, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+pids = []
+for w in range(workers):
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.path.join(top, "fc%d" % w), os.O_CREAT | os.O_WRONLY | os.O_APPEND, 0o644)
+        for i in range(n):
+            os.write(fd, b"y" * 4096)
+            os.fsync(fd)
+        os._exit(0)
+    pids.append(pid)
+rc = 0
+for pid in pids:
+    rc |= os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+sys.exit(1 if rc else 0)
+PY
+fc_s=$((SECONDS - t0))
+echo 0 > $T/tracing_on
+cp $T/trace "$OUT/fc-trace.txt"
+echo 0 > $T/events/jbd2tune/jbd2tune_commit_wait/enable
+echo '!stacktrace' > $T/events/jbd2tune/jbd2tune_commit_wait/trigger
+read -r fc1 inel1 <<<"$(fc_counts)"
+cw=$(jattr "$j" commit_waits)
+fsyncs=$((FC_WORKERS * FC_FSYNCS)) fc=$((fc1 - fc0)) inel=$((inel1 - inel0)) dcw=$((cw - cw0))
+# "begin end other" counts of the commit waits' stacks (each event's
+# "<stack trace>" entry, which need not follow its event line with two
+# CPUs): slept in jbd2_fc_begin_commit(), a fast commit ended in
+# jbd2_fc_end_commit*(), any other (jbd2_log_wait_commit())
+read -r w_begin w_end w_other <<<"$(awk '
+	function flush() { if (have) { if (b) nb++; else if (e) ne++; else no++ } have = b = e = 0 }
+	/<stack trace>/ { flush(); have = 1; next }
+	/^ => / { if ($2 ~ /^jbd2_fc_begin_commit/) b = 1; if ($2 ~ /^(__)?jbd2_fc_end_commit/) e = 1; next }
+	{ flush() }
+	END { flush(); print nb + 0, ne + 0, no + 0 }' "$OUT/fc-trace.txt")"
+line="fsyncs=$fsyncs fast_commits=$fc fell_back=$inel commit_waits=+$dcw traced: fc_begin_sleeps=$w_begin fc_commits=$w_end other=$w_other"
+echo "RESULT fast_commit ${fc_s}s ($KSERIES): $line commit_wait_hist $(jattr "$j" commit_wait_hist)"
+echo "fast_commit ($KSERIES): $line" >> "$OUT/figures.txt"
+assert_eq "trace lost nothing (fast_commit)" 0 "$(grep -c 'LOST\|lost events' "$OUT/fc-trace.txt" || true)"
+assert_cmp "fast commits made (kernel mounted with fast commits)" "$fc" -gt 0
+# every fsync that started a fast commit (done, or fallen back to a full
+# commit) counts one commit wait; the sleeps behind a commit count too
+assert_cmp "commit_waits growth >= fast commits + fallbacks" "$dcw" -ge $((fc + inel))
+assert_eq "traced waits = commit_waits growth" "$dcw" $((w_begin + w_end + w_other))
+# a fallback's wait may show as jbd2_log_wait_commit's (tail calls)
+assert_cmp "fast commits ended in jbd2_fc_end_commit*() (traced)" "$w_end" -ge "$fc"
+assert_cmp "traced fast-commit waits <= fast commits + fallbacks" "$w_end" -le $((fc + inel))
+assert_eq "commit_wait_hist sums to commit_waits (fast_commit)" "$cw" "$(hist_sum "$j" commit)"
+run_ok umount umount /mnt/a
+fsck_clean /dev/vda
+echo "RESULT fast_commit phase $((SECONDS - t_fc))s, mkfs to fsck"
 
 storm_fs /dev/vdb /mnt/b
 tail_trace_start
