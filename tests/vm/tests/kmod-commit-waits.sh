@@ -39,7 +39,7 @@
 # per fast commit (a fallback's may show as jbd2_log_wait_commit's), the
 # histogram sums to the count, e2fsck clean.  Before fc-commit-waits.patch
 # the phase saw 400 fsyncs add 1 commit wait (the one fallback) on both
-# series; after it, 401-403 (the sleeps behind a commit, about 220-250,
+# series; after it, 402-403 (the sleeps behind a commit, about 220-260,
 # are the rest: a task may sleep twice in one fsync).
 # Then a storm on a second disk whose writes are throttled to 1 MB/s
 # (commits, and the work's waits for them, take seconds), with a task
