@@ -7,7 +7,7 @@ in progress plus the next commit, U(0,1) * c1 + c2, with commit durations
 c = 100 ms * exp(N(0, sigma)).  A window before a change holds 90 waits (the
 field case's ~3 fsyncs a second over 30 s), the window after `n`.  Both
 windows go through the agent's arithmetic: the exact mean, and the p99 of
-the log2 histogram interpolated as in agent/src/hist.c.
+the log2 histogram interpolated as in agent/src/core/hist.c.
 
 For each rule, margin and `n` it prints how often an unchanged load is
 reverted ("false") and how often a load whose waits all got 1.5x or 2x

@@ -4,7 +4,8 @@
  * counters and histograms as the kernel keeps them, advanced one interval
  * at a time by a load model that looks at the knobs in force, and the
  * policy core run on each sample with its decisions written back.  Header
- * only, shared by test-trial.c.
+ * only, shared by test-sim.c, test-seq.c, test-seq-lock.c, test-measured.c
+ * and test-cut-short.c (seq.h adds what the sequences share).
  */
 #ifndef JT_TEST_SIM_H
 #define JT_TEST_SIM_H

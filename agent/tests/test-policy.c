@@ -91,7 +91,8 @@ static const struct jt_journal_policy FC_BOUND = {
 
 /*
  * interval 1 s, window 3 s, trial blocks of 1 s (force_copy) and 3 s
- * (reclaim) in every scenario; the trials themselves are in test-trial.c
+ * (reclaim) in every scenario; the trials themselves are in test-sim.c,
+ * test-seq.c and test-seq-lock.c
  */
 static const struct scenario scenarios[] = {
 	{ "quiet journal: short waits, and one that may be short, trigger nothing", FC_AUTO, false, 0, 0, {

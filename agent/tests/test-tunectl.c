@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests of jbd2-tunectl's pure helpers (src/tunectl-fmt.c). */
+/* Unit tests of jbd2-tunectl's pure helpers (src/tunectl/tunectl-fmt.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
