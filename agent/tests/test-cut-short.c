@@ -21,21 +21,15 @@
 #include <cmocka.h>
 
 #include "persist.h"
-#include "sim.h"
-
-static const struct jt_timing T1 = { .interval_us = 1000000, .window_us = 30000000 };
+#include "seq.h"
 
 /* The shipped policy (conf.c defaults), force copy alone in auto. */
 static struct jt_journal_policy policy(void)
 {
-	return (struct jt_journal_policy){
-		.force_copy = JT_MODE_AUTO, .reclaim = JT_MODE_OFF, .lock_delay = JT_MODE_OFF,
-		.reclaim_watermark_pct = 50, .reclaim_min_pct = 35, .reclaim_max_pct = 70,
-		.outcome_margin_pct = 15, .outcome_backoff_s = 300, .advice_windows = 3,
-		.stall_budget_ms_per_s = 10, .stall_bound_ms = 1000, .stall_wait_min_ms = 10,
-		.trial_block_s = 5, .trial_min_pairs = 3, .trial_max_pairs = 10, .recheck_s = 600,
-		.lock_delay_ms = 1000,
-	};
+	struct jt_journal_policy jp = shipped();
+
+	jp.reclaim = JT_MODE_OFF;
+	return jp;
 }
 
 /*
