@@ -99,8 +99,16 @@ for f in force_copy copyouts_forced copyouts_forced_failed copyouts_forced_cappe
 done
 fc=$(busctl --system get-property org.jbd2tune1 "$(demo_journal_path)" \
 	org.jbd2tune1.Journal ForceCopy)
+trial=$(busctl --system get-property org.jbd2tune1 "$(demo_journal_path)" \
+	org.jbd2tune1.Journal Trial)
 grep -E "$DEMO_J: force_copy .*trial of 0->1: [a-z ]+ after" "$OUT/agent.log" || true
-assert_eq "busctl ForceCopy (kept after its trial)" "b true" "$fc"
+# kept: on, or in an off block of the re-check that confirms a keep on
+# measured relief a minute after it (agent-policy.md, "The verdict")
+case $trial in
+'s "re-check of force_copy 0->1,'*'off block"') fc="b true (in the re-check's off block: $trial)" ;;
+esac
+assert_eq "busctl ForceCopy (kept after its trial)" "b true" "${fc%% (*}"
+[ "${fc%% (*}" = "$fc" ] || log "ForceCopy: $fc"
 grep -Eq "$DEMO_J: force_copy 0->1(: kept: | kept: )trial of 0->1: keep after" "$OUT/agent.log" ||
 	{ cat "$OUT/agent.log"; fail "force_copy is on but no trial kept it"; }
 demo_background_stop
