@@ -40,7 +40,7 @@ enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_
 	bool behind_commit = false;
 	double spared = 0.0;
 	unsigned int i;
-	char figs[200];
+	char figs[240], spared_txt[48];
 
 	/*
 	 * the candidates; space_reclaim_on is space's, told apart below.
@@ -55,10 +55,12 @@ enum jt_cause jt_diagnose(const struct jt_window_stats *w, double budget_us_per_
 		if (r[i] > r[c])
 			c = (enum jt_cause)i;
 	}
+	snprintf(spared_txt, sizeof(spared_txt), " (%.1f of it spared by force copy)",
+		 spared / 1000.0);
 	snprintf(figs, sizeof(figs),
 		 "commit waits %.1f ms/s, shadow %.1f%s, space %.1f, locked %.1f ms/s over %.0f s",
 		 r[JT_CAUSE_COMMIT_IO] / 1000.0, r[JT_CAUSE_SHADOW] / 1000.0,
-		 spared > 0.0 ? " (spared by force copy but what remains)" : "",
+		 spared > 0.0 ? spared_txt : "",
 		 r[JT_CAUSE_SPACE] / 1000.0, r[JT_CAUSE_LOCKED] / 1000.0, (double)w->span_us / 1e6);
 	if (c != JT_CAUSE_NONE && r[c] < budget_us_per_s)
 		c = JT_CAUSE_NONE;
