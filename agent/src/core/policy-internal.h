@@ -62,8 +62,6 @@ void trial_step(const struct jt_timing *t, const struct jt_journal_policy *jp,
 
 /* undo.c */
 
-/* Stop a trial without a verdict (jt_policy_cut_short()). */
-void trial_abort(struct jt_journal_state *st, const char *why);
 /* Whether a trial cut short still waits for its value before to be read back. */
 bool undo_pending(const struct jt_journal_state *st);
 

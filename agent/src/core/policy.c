@@ -466,7 +466,7 @@ static void restart(struct jt_journal_state *st, const struct jt_sample *s,
 	/* the value on trial may still be in force: put back what was before */
 	if (st->trial.active && st->knob[st->trial.knob].managed)
 		st->knob[st->trial.knob].value = s->knob[st->trial.knob];
-	trial_abort(st, "the journal was set up again");
+	jt_policy_cut_short(st, "the journal was set up again");
 	st->first = st->count = 0;
 	st->history.have_last = false;
 	for (k = 0; k < JT_KNOBS; k++) {
@@ -555,7 +555,7 @@ unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_p
 			ks->kept = false;
 			ks->undo_pending = false;
 			if (st->trial.active && st->trial.knob == k)
-				trial_abort(st, NULL);	/* the writer's value stands */
+				jt_policy_cut_short(st, NULL);	/* the writer's value stands */
 		} else if (!ks->managed) {
 			ks->value = v;
 		}
@@ -569,9 +569,9 @@ unsigned int jt_policy_step(const struct jt_timing *t, const struct jt_journal_p
 		struct jt_knob_state *ks = &st->knob[st->trial.knob];
 
 		if (!ks->managed)
-			trial_abort(st, NULL);
+			jt_policy_cut_short(st, NULL);
 		else if (jt_knob_mode(jp, st->trial.knob) != JT_MODE_AUTO)
-			trial_abort(st, "its mode is no longer auto");
+			jt_policy_cut_short(st, "its mode is no longer auto");
 		else
 			trial_step(t, jp, st, s, out, &n);
 	}
@@ -609,7 +609,7 @@ void jt_policy_write_failed(struct jt_journal_state *st, enum jt_knob knob, int6
 	ks->value = old_value;
 	ks->expected = old_value;
 	if (st->trial.active && st->trial.knob == knob)
-		trial_abort(st, "a write of the knob was refused");
+		jt_policy_cut_short(st, "a write of the knob was refused");
 }
 
 void jt_policy_manage_again(struct jt_journal_state *st, enum jt_knob knob)
@@ -624,7 +624,7 @@ void jt_policy_manage_again(struct jt_journal_state *st, enum jt_knob knob)
 	ks->expected = ks->value;
 	ks->last_change_us = 0;
 	if (st->trial.active && st->trial.knob == knob)
-		trial_abort(st, "its mode or policy was set again");
+		jt_policy_cut_short(st, "its mode or policy was set again");
 }
 
 void jt_policy_forget(struct jt_journal_state *st, enum jt_knob knob)

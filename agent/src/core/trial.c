@@ -315,37 +315,44 @@ bool jt_trial_harm(const struct jt_trial_params *p, const struct jt_side *on,
 }
 
 /*
- * Fewer fsyncs over the whole trial, both sides' blocks pooled: (ln(rate
- * off / rate on) - @margin) / se from the effective counts.  A load that
- * drifts between blocks makes it wander (alone at the keep level, it took
- * back 10 % of the helpful changes at their re-checks in the seeded
- * simulation), and three pairs' own spread is a weak guide (24 against 62
- * fsyncs in 15 s a side passed a pair-level t-test): a keep is held back
- * when it is beyond its level and most pairs have fewer.
+ * Fewer fsyncs over the whole trial, both sides' blocks pooled: *@drop =
+ * ln(rate off / rate on), half a wait added to each count and censored
+ * on-blocks left out, and its standard error *@se from the effective
+ * counts.  False before the first off block.  A load that drifts between
+ * blocks makes it wander (alone at the keep level, it took back 10 % of
+ * the helpful changes at their re-checks in the seeded simulation), and
+ * three pairs' own spread is a weak guide (24 against 62 fsyncs in 15 s a
+ * side passed a pair-level t-test): a keep is held back when it is beyond
+ * its level and most pairs have fewer.
  */
-static double pooled_tput_z(const struct jt_side *on, const struct jt_side *off, double margin)
+static bool pooled_tput(const struct jt_side *on, const struct jt_side *off, double *drop,
+			double *se)
 {
-	double r_on, r_off, se;
+	double r_on, r_off;
 
 	if (!off->blocks || !on->span_us || !off->span_us)
-		return -INFINITY;
+		return false;
 	r_on = ((double)(on->commit_waits - on->censored) + 0.5) / (double)on->span_us;
 	r_off = ((double)off->commit_waits + 0.5) / (double)off->span_us;
-	se = sqrt(1.0 / (eff_n(on) + 0.5) + 1.0 / (eff_n(off) + 0.5));
-	return (log(r_off / r_on) - margin) / se;
+	*drop = log(r_off / r_on);
+	*se = sqrt(1.0 / (eff_n(on) + 0.5) + 1.0 / (eff_n(off) + 0.5));
+	return true;
 }
 
-/* The upper bound at the keep level of ln(fsyncs per second off / on), both sides pooled. */
+/* pooled_tput() as (drop - @margin) / se; -inf when there is none. */
+static double pooled_tput_z(const struct jt_side *on, const struct jt_side *off, double margin)
+{
+	double drop, se;
+
+	return pooled_tput(on, off, &drop, &se) ? (drop - margin) / se : -INFINITY;
+}
+
+/* pooled_tput()'s upper bound at the keep level; +inf when there is none. */
 static double pooled_tput_ub(const struct jt_side *on, const struct jt_side *off)
 {
-	double r_on, r_off, se;
+	double drop, se;
 
-	if (!off->blocks || !on->span_us || !off->span_us)
-		return INFINITY;
-	r_on = ((double)(on->commit_waits - on->censored) + 0.5) / (double)on->span_us;
-	r_off = ((double)off->commit_waits + 0.5) / (double)off->span_us;
-	se = sqrt(1.0 / (eff_n(on) + 0.5) + 1.0 / (eff_n(off) + 0.5));
-	return log(r_off / r_on) + JT_TRIAL_KEEP_Z * se;
+	return pooled_tput(on, off, &drop, &se) ? drop + JT_TRIAL_KEEP_Z * se : INFINITY;
 }
 
 /* A pair statistic that holds a keep back: above JT_TRIAL_KEEP_Z, in most pairs. */

@@ -10,15 +10,6 @@
 #include "policy.h"
 #include "policy-internal.h"
 
-/*
- * Stop a trial without a verdict (taken over, mode changed, set up again):
- * jt_policy_cut_short(), which also arms the undo of its untried value.
- */
-void trial_abort(struct jt_journal_state *st, const char *why)
-{
-	jt_policy_cut_short(st, why);
-}
-
 void jt_policy_cut_short(struct jt_journal_state *st, const char *why)
 {
 	struct jt_trial_run *tr = &st->trial;
