@@ -261,12 +261,10 @@ struct jbd2tune_cfs;
  * @lock_avoid_open: a lock delay is waiting and tasks joining now count
  *	avoided locked waits (changed under the write side of
  *	j_state_lock, read under its read side)
- * @la_lock: protects @la_used and @la_slots against other joining
- *	handles (taken under the read side of j_state_lock; the delay's end
- *	holds the write side)
- * @la_used: slots of @la_slots used in the current delay
  * @la_slots: the tasks that joined during the current delay, each with
- *	its first join (jbd2tune_lock_delay.c)
+ *	its first join, claimed in order with cmpxchg() by joining handles
+ *	(under the read side of j_state_lock) and freed at the delay's end
+ *	(under its write side; jbd2tune_lock_delay.c)
  * @locked_waits_avoided: tasks that joined during a lock delay, one per
  *	task and delay
  * @locked_wait_avoided_us: sum over them of the delay's end minus their
@@ -321,8 +319,6 @@ struct jbd2tune_journal {
 	unsigned long lock_delay_from;
 	int lock_delay_max_ms;
 	bool lock_avoid_open;
-	spinlock_t la_lock;	/* la_used, la_slots */
-	unsigned int la_used;
 	struct jbd2tune_locked_avoided la_slots[JBD2TUNE_LOCKED_AVOIDED_SLOTS];
 	atomic64_t locked_waits_avoided;
 	atomic64_t locked_wait_avoided_us;

@@ -61,8 +61,9 @@
  * one avoided locked wait per delay, from its first join during the
  * delay to the delay's end; its later joins in the same delay count
  * nothing.  The tasks of the current delay are kept in a small table
- * (la_slots, under la_lock, taken by joining handles under the read side
- * of j_state_lock); an entry's task is only compared, never dereferenced.
+ * (la_slots, claimed with cmpxchg() by joining handles under the read
+ * side of j_state_lock: no lock on the handle start path); an entry's
+ * task is only compared, never dereferenced.
  * A join that finds the table full is counted without a duration
  * (locked_waits_avoided_untimed too), once per join since such a task
  * cannot be told from one already counted.  The commit ends every entry
@@ -91,33 +92,32 @@ DEFINE_STATIC_KEY_FALSE(jbd2tune_lock_delay_key);
 /*
  * The current task joins the running transaction during a lock delay:
  * open its avoided locked wait unless it has one open in this delay.
- * Under the read side of j_state_lock (the delay cannot end meanwhile);
- * la_lock orders it with other joining handles.
+ * Under the read side of j_state_lock (the delay cannot end meanwhile),
+ * without a lock of ours: this is the handle start path.  Slots are
+ * claimed in order with cmpxchg() and stay claimed until the delay's
+ * end, so a task's own slot lies before the first free one; a task
+ * never races with itself.
  */
 static void jbd2tune_locked_avoided_join(struct jbd2tune_journal *jt)
 {
 	struct jbd2tune_locked_avoided *la;
-	unsigned int i, used;
+	unsigned int i;
 
-	spin_lock(&jt->la_lock);
-	used = jt->la_used;
-	for (i = 0; i < used; i++) {
-		if (jt->la_slots[i].task == current) {
-			/* asleep already, were it the stock code */
-			spin_unlock(&jt->la_lock);
+	for (i = 0; i < JBD2TUNE_LOCKED_AVOIDED_SLOTS; i++) {
+		const struct task_struct *t;
+
+		la = &jt->la_slots[i];
+		t = READ_ONCE(la->task);
+		if (t == current)
+			return;	/* asleep already, were it the stock code */
+		if (!t && !cmpxchg(&la->task, NULL, current)) {
+			/* read at the delay's end, under the write side */
+			la->start_ns = ktime_get_ns();
 			return;
 		}
 	}
-	if (used < JBD2TUNE_LOCKED_AVOIDED_SLOTS) {
-		la = &jt->la_slots[used];
-		la->task = current;
-		la->start_ns = ktime_get_ns();
-		jt->la_used = used + 1;
-	} else {
-		atomic64_inc(&jt->locked_waits_avoided);
-		atomic64_inc(&jt->locked_waits_avoided_untimed);
-	}
-	spin_unlock(&jt->la_lock);
+	atomic64_inc(&jt->locked_waits_avoided);
+	atomic64_inc(&jt->locked_waits_avoided_untimed);
 }
 
 static bool jbd2tune_handle_early(struct jbd2tune_journal *jt,
@@ -181,26 +181,25 @@ void jbd2tune_handle_leaving_slow(journal_t *journal,
 
 /*
  * The delay ends now: end the avoided locked wait of every task that
- * joined during it, and empty the table for the next delay.  Under the
+ * joined during it, and free the slots for the next delay.  Under the
  * write side of j_state_lock, with lock_avoid_open already clear, so no
  * handle is joining.
  */
 static void jbd2tune_locked_avoided_end(struct jbd2tune_journal *jt)
 {
 	u64 now = ktime_get_ns(), ns = 0;
-	unsigned int i, used;
+	unsigned int i, used = 0;
 
-	spin_lock(&jt->la_lock);
-	used = jt->la_used;
-	for (i = 0; i < used; i++) {
+	for (i = 0; i < JBD2TUNE_LOCKED_AVOIDED_SLOTS; i++) {
 		struct jbd2tune_locked_avoided *la = &jt->la_slots[i];
 
+		if (!la->task)
+			break;	/* claimed in order: none after it */
 		if (now > la->start_ns)
 			ns += now - la->start_ns;
-		la->task = NULL;
+		WRITE_ONCE(la->task, NULL);
+		used++;
 	}
-	jt->la_used = 0;
-	spin_unlock(&jt->la_lock);
 	if (!used)
 		return;
 	atomic64_add(used, &jt->locked_waits_avoided);
@@ -403,7 +402,6 @@ void jbd2tune_lock_delay_idle_off(struct jbd2tune_journal *jt)
 void jbd2tune_lock_delay_setup(struct jbd2tune_journal *jt)
 {
 	mutex_init(&jt->lock_key_mutex);
-	spin_lock_init(&jt->la_lock);
 	INIT_WORK(&jt->lock_key_work, jbd2tune_lock_key_work);
 }
 
